@@ -1,0 +1,193 @@
+"""The method registry behind :func:`contactcp.solve`.
+
+Each solver module registers a function ``f(problem, tol, **options) -> Raw``
+for the problem types it handles.  The registry validates options against the
+function's signature, times the call, turns backend exceptions into
+``NUMERICAL_FAILURE`` and, above all, certifies the answer: the residual in the
+returned :class:`~contactcp.result.Result` is computed by the problem, and the
+status is ``SOLVED`` only if that residual is within ``tol``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
+from .problems import Problem
+from .result import Certificate, Result, Status
+
+__all__ = ["Raw", "register", "solve", "methods", "method_info", "DEFAULT_TOL"]
+
+DEFAULT_TOL = 1e-9
+
+
+@dataclass(slots=True)
+class Raw:
+    """What a solver function hands back before certification."""
+
+    x: np.ndarray | None
+    status: Status
+    iterations: int = 0
+    message: str = ""
+    w: np.ndarray | None = None
+    certificate: Certificate | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    problem_types: tuple[type, ...]
+    func: Callable[..., Raw]
+    description: str
+    options: tuple[str, ...]
+
+    def applies(self, problem: Problem) -> bool:
+        return isinstance(problem, self.problem_types)
+
+
+_REGISTRY: dict[str, list[MethodSpec]] = {}
+_DEFAULTS: dict[type, str] = {}
+
+
+def register(name: str, *problem_types: type, description: str = "", default: bool = False):
+    """Decorator: register ``func(problem, tol, **options) -> Raw`` as method ``name``."""
+    def deco(func: Callable[..., Raw]) -> Callable[..., Raw]:
+        params = inspect.signature(func).parameters
+        opts = tuple(p for p in params if p not in ("problem", "tol"))
+        doc = description or (func.__doc__ or "").strip().splitlines()[0]
+        spec = MethodSpec(name, tuple(problem_types), func, doc, opts)
+        _REGISTRY.setdefault(name, []).append(spec)
+        _SPEC_CACHE.clear()
+        if default:
+            for t in problem_types:
+                _DEFAULTS[t] = name
+        return func
+    return deco
+
+
+_LOADED = False
+
+
+def _ensure_loaded() -> None:
+    global _LOADED
+    if not _LOADED:
+        from . import solvers  # noqa: F401  (importing registers the methods)
+        _LOADED = True
+
+
+def methods(problem: Problem | None = None) -> list[str]:
+    """Names of the methods that apply to ``problem`` (all registered names if None)."""
+    _ensure_loaded()
+    if problem is None:
+        return sorted(_REGISTRY)
+    return sorted(n for n, specs in _REGISTRY.items() if any(s.applies(problem) for s in specs))
+
+
+def method_info(name: str) -> list[MethodSpec]:
+    """The registered specs of a method name (one per group of problem types)."""
+    _ensure_loaded()
+    return list(_REGISTRY.get(name, []))
+
+
+def default_method(problem: Problem) -> str:
+    _ensure_loaded()
+    for t in type(problem).__mro__:
+        if t in _DEFAULTS:
+            return _DEFAULTS[t]
+    avail = methods(problem)
+    if not avail:
+        raise UnknownMethodError("(default)", problem.kind, [], "no method is registered")
+    return avail[0]
+
+
+_SPEC_CACHE: dict[tuple[type, str | None], MethodSpec] = {}
+
+
+def _lookup(problem: Problem, method: str | None) -> MethodSpec:
+    key = (type(problem), method)
+    spec = _SPEC_CACHE.get(key)
+    if spec is None:
+        spec = _SPEC_CACHE[key] = _find(problem, default_method(problem) if method is None else method)
+    return spec
+
+
+def _find(problem: Problem, method: str) -> MethodSpec:
+    if not isinstance(method, str):
+        raise UnknownMethodError(repr(method), problem.kind, methods(problem), "method must be a string")
+    specs = _REGISTRY.get(method.lower(), [])
+    for spec in specs:
+        if spec.applies(problem):
+            return spec
+    why = "does not apply" if specs else "unknown method"
+    raise UnknownMethodError(method, problem.kind, methods(problem), why)
+
+
+def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL, **options: Any) -> Result:
+    """Solve a complementarity problem and certify the answer.
+
+    Parameters
+    ----------
+    problem : LCP, MixedLCP, BoxLCP, UCP or MixedNCP
+    method : name of a registered method (``contactcp.methods(problem)`` lists them);
+        None picks the problem type's default (``"lemke"`` for the linear problems).
+    tol : the tolerance on the problem's own scaled residual for ``SOLVED``.
+    **options : passed to the method; unknown names raise :class:`InvalidOptionError`.
+    """
+    _ensure_loaded()
+    if not isinstance(problem, Problem):
+        raise InvalidProblemError("problem", f"must be a contactcp problem (LCP, UCP, ...), got {type(problem).__name__}")
+    if type(tol) is not float or not 0.0 < tol < math.inf:
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
+            raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
+        tol = float(tol)
+    spec = _lookup(problem, method)
+    for key in options:
+        if key not in spec.options:
+            raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
+                                          f"{', '.join(spec.options) or 'none'}")
+    t0 = time.perf_counter()
+    try:
+        raw = spec.func(problem, tol, **options)
+    except ContactCPError:
+        raise
+    except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError) as exc:
+        raw = Raw(None, Status.NUMERICAL_FAILURE, message=f"{type(exc).__name__}: {exc}")
+    return certify(problem, raw, tol, spec.name, time.perf_counter() - t0)
+
+
+def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float) -> Result:
+    """Turn a solver's :class:`Raw` output into a certified :class:`Result`."""
+    residual = None
+    w = raw.w
+    status = raw.status
+    message = raw.message
+    x = raw.x
+    if x is not None:
+        residual, w = problem._certify(x, w)
+        if not math.isfinite(residual.value):
+            status = Status.NUMERICAL_FAILURE
+            message = (message + "; " if message else "") + "the answer contains non-finite values"
+        elif status is Status.SOLVED:
+            if not residual.value <= tol:
+                status = Status.INACCURATE
+                message = (f"solver stopped but the independent residual {residual.value:.3e} "
+                           f"exceeds tol {tol:.1e}" + (f" ({message})" if message else ""))
+        elif status in (Status.INACCURATE, Status.ITERATION_LIMIT) and residual.value <= tol:
+            message = (f"{status.name.lower()} per the solver, but the independent residual "
+                       f"{residual.value:.3e} is within tol" + (f" ({message})" if message else ""))
+            status = Status.SOLVED
+    elif status is Status.SOLVED:
+        status = Status.NUMERICAL_FAILURE
+        message = "solver reported success without a point"
+    cert = raw.certificate
+    if status is Status.NO_SOLUTION and cert is not None and not cert.verified:
+        status = Status.INACCURATE
+        message = "infeasibility certificate failed its check: " + message
+    return Result(x, status, residual, method, tol, int(raw.iterations), elapsed, message, w, cert, raw.stats)

@@ -1,0 +1,58 @@
+"""The project's exception hierarchy.
+
+Every error raised on purpose by contactcp derives from :class:`ContactCPError`,
+so a caller can catch the toolkit's errors without catching bugs.  Errors from
+backends (numpy, scipy, numba, HiGHS, ...) are caught at the solver boundary and
+turned into a result with status ``NUMERICAL_FAILURE``; they never leak out of
+:func:`contactcp.solve`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ContactCPError",
+    "InvalidProblemError",
+    "UnknownMethodError",
+    "InvalidOptionError",
+]
+
+
+class ContactCPError(Exception):
+    """Base class of every error contactcp raises on purpose."""
+
+
+class InvalidProblemError(ContactCPError, ValueError):
+    """Bad problem data: wrong shape, NaN/inf, negative friction, ...
+
+    ``field`` names the offending input (e.g. ``"M"`` or ``"mu[3]"``) and
+    ``problem`` says what is wrong with it.  ``str(err)`` reads
+    ``"M: must be square, got shape (3, 4)"``.
+    """
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+class UnknownMethodError(ContactCPError, ValueError):
+    """A method name that is not registered, or does not apply to the problem."""
+
+    def __init__(self, method: str, problem_type: str, available: list[str], why: str = ""):
+        self.method = method
+        self.problem_type = problem_type
+        self.available = list(available)
+        reason = why or "unknown method"
+        names = ", ".join(repr(a) for a in self.available) or "none"
+        super().__init__(
+            f"method {method!r}: {reason} for {problem_type}; available: {names}"
+        )
+
+
+class InvalidOptionError(ContactCPError, ValueError):
+    """A solver option that the method does not accept, or a bad value for one."""
+
+    def __init__(self, option: str, problem: str):
+        self.option = option
+        self.problem = problem
+        super().__init__(f"option {option!r}: {problem}")

@@ -1,0 +1,225 @@
+"""Linear complementarity problems: standard, mixed and box-constrained.
+
+Notation follows Cottle, Pang & Stone, *The Linear Complementarity Problem*
+(1992), and, for the mixed form, Buffo & Maciel (2006) eq. (2).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ..result import Certificate, Residual
+from .._validate import index_mask, matrix, vector
+from ._base import Problem, linear_residual, require, term_scale
+
+__all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
+
+
+@functools.lru_cache(maxsize=64)
+def _no_free(n: int) -> np.ndarray:
+    mask = np.zeros(n, dtype=bool)
+    mask.setflags(write=False)
+    return mask
+
+
+class LCP(Problem):
+    """``LCP(q, M)``: find ``z >= 0`` with ``w = M z + q >= 0`` and ``z . w = 0``.
+
+    Parameters
+    ----------
+    M : (n, n) array_like, finite
+    q : (n,) array_like, finite
+    """
+
+    kind = "LCP"
+
+    def __init__(self, M: Any, q: Any):
+        self.M = matrix(M, "M", square=True)
+        self.q = vector(q, "q", self.M.shape[0])
+        require(self.M.shape[0] >= 1, "M", "must have at least one row")
+        self._free = _no_free(self.M.shape[0])
+        self._freeze()
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    def w(self, z: Any) -> np.ndarray:
+        """``M z + q``."""
+        z = self._point(z, "z")
+        return self.M @ z + self.q
+
+    def residual(self, z: Any) -> Residual:
+        """Scaled natural-map residual ``||min(z, M z + q)||_inf / scale``."""
+        return linear_residual(self.M, self.q, self._point(z, "z"), self._free)[0]
+
+    def check_certificate(self, y: Any, tol: float = 1e-9) -> tuple[bool, dict[str, float]]:
+        """Check a Farkas vector: ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0``."""
+        return farkas_check(self.M, self.q, y, tol)
+
+    def make_certificate(self, y: Any, tol: float = 1e-9, source: str = "") -> Certificate:
+        ok, checks = self.check_certificate(y, tol)
+        desc = ("y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 "
+                "(Farkas' lemma)")
+        if source:
+            desc += f"; {source}"
+        y = np.maximum(np.asarray(y, dtype=float), 0.0)
+        y = y / max(y.sum(), np.finfo(float).tiny)
+        return Certificate(kind="farkas", vector=y, description=desc, checks=checks, verified=ok)
+
+    def __repr__(self) -> str:
+        return f"LCP(n={self.n})"
+
+
+def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float]]:
+    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty.
+
+    ``y`` is clipped at zero and scaled to ``sum(y) = 1``.  With
+    ``delta = max(0, max(M^T y))`` and ``gamma = -q^T y``, every feasible ``z``
+    must have ``||z||_1 >= gamma / delta``; the proof is exact when
+    ``delta == 0`` and is accepted when ``delta <= tol * max|M|`` and
+    ``gamma > tol * max(1, max|q|)``.  Returns ``(verified, checks)``.
+    """
+    y = np.asarray(y, dtype=float).reshape(-1)
+    if y.shape != q.shape or not np.all(np.isfinite(y)):
+        return False, {"shape_or_nan": 1.0}
+    neg = float(max(0.0, -y.min())) / max(float(np.abs(y).max()), np.finfo(float).tiny)
+    y = np.maximum(y, 0.0)
+    s = y.sum()
+    if s <= 0:
+        return False, {"y_negative": neg, "y_sum": 0.0}
+    y = y / s
+    delta = float(max(0.0, (M.T @ y).max()))
+    gamma = float(-(q @ y))
+    mscale = max(1.0, float(np.abs(M).max()))
+    qscale = max(1.0, float(np.abs(q).max()))
+    bound = np.inf if delta == 0 else gamma / delta
+    checks = {"y_negative": neg, "MTy_max": delta / mscale, "qTy": -gamma / qscale,
+              "norm1_bound": float(bound)}
+    ok = neg <= tol and delta <= tol * mscale and gamma > tol * qscale
+    return bool(ok), checks
+
+
+class MixedLCP(Problem):
+    """Mixed LCP: ``w = M x + q``; ``w_i = 0`` for free ``i``; ``0 <= x_i ⟂ w_i >= 0`` otherwise.
+
+    This is the linear case of Buffo–Maciel eq. (2): the complementarity
+    variables ``u = x[~free]`` with slacks ``z = w[~free]`` and the free
+    variables ``v = x[free]`` with equations ``G = w[free] = 0``.
+
+    Parameters
+    ----------
+    M : (n, n) array_like
+    q : (n,) array_like
+    free : boolean mask of length n, or 0-based indices of the free variables
+    """
+
+    kind = "MixedLCP"
+
+    def __init__(self, M: Any, q: Any, free: Any):
+        self.M = matrix(M, "M", square=True)
+        self.q = vector(q, "q", self.M.shape[0])
+        self.free = index_mask(free, "free", self.M.shape[0])
+        self._free = self.free
+        self._freeze()
+
+    @classmethod
+    def from_blocks(cls, A: Any, B: Any, C: Any, D: Any, a: Any, b: Any) -> "MixedLCP":
+        """Build from ``F(u, v) = A u + B v + a`` (complementarity) and ``G(u, v) = C u + D v + b = 0``.
+
+        The unknowns are ordered ``x = (u, v)``.
+        """
+        A = matrix(A, "A", square=True)
+        p = A.shape[0]
+        D = matrix(D, "D", square=True)
+        m = D.shape[0]
+        B = matrix(B, "B", (p, m))
+        C = matrix(C, "C", (m, p))
+        a = vector(a, "a", p)
+        b = vector(b, "b", m)
+        M = np.block([[A, B], [C, D]])
+        return cls(M, np.concatenate([a, b]), np.arange(p, p + m))
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    def w(self, x: Any) -> np.ndarray:
+        x = self._point(x)
+        return self.M @ x + self.q
+
+    def residual(self, x: Any) -> Residual:
+        """Natural-map residual of the complementarity rows plus ``||w_free||_inf``."""
+        return linear_residual(self.M, self.q, self._point(x), self.free)[0]
+
+    def __repr__(self) -> str:
+        return f"MixedLCP(n={self.n}, free={int(self.free.sum())})"
+
+
+class BoxLCP(Problem):
+    """Box-constrained LCP (a linear mixed complementarity problem).
+
+    Find ``lower <= z <= upper`` with ``w = M z + q`` such that for each ``i``:
+    ``z_i = lower_i => w_i >= 0``, ``z_i = upper_i => w_i <= 0``, and
+    ``lower_i < z_i < upper_i => w_i = 0``.  Bounds may be infinite
+    (``lower = 0, upper = inf`` everywhere is the standard LCP).  Used for
+    rolling friction bounds (Yashima–Yamaguchi eq. (23)).
+    """
+
+    kind = "BoxLCP"
+
+    def __init__(self, M: Any, q: Any, lower: Any, upper: Any):
+        self.M = matrix(M, "M", square=True)
+        n = self.M.shape[0]
+        self.q = vector(q, "q", n)
+        self.lower = vector(lower, "lower", n, allow_inf="-")
+        self.upper = vector(upper, "upper", n, allow_inf="+")
+        self._free = _no_free(n)
+        bad = np.flatnonzero(self.lower > self.upper)
+        require(bad.size == 0, "lower",
+                f"must be <= upper; lower[{bad[0] if bad.size else 0}] > upper[{bad[0] if bad.size else 0}]")
+        self._freeze()
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    def w(self, z: Any) -> np.ndarray:
+        z = self._point(z, "z")
+        return self.M @ z + self.q
+
+    def residual(self, z: Any) -> Residual:
+        """``||z - mid(lower, upper, z - w)||_inf / scale`` (the box natural map)."""
+        z = self._point(z, "z")
+        w = self.M @ z + self.q
+        natural = float(np.max(np.abs(z - np.clip(z - w, self.lower, self.upper))))
+        bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
+        with np.errstate(invalid="ignore"):
+            gap_lo = np.where(np.isfinite(self.lower), z - self.lower, np.inf)
+            gap_hi = np.where(np.isfinite(self.upper), self.upper - z, np.inf)
+            prod = np.where(w > 0, gap_lo * w, np.where(w < 0, gap_hi * -w, 0.0))
+        comp = float(np.sum(np.abs(prod)))
+        scale = term_scale(self.M, z, self.q)
+        return Residual(value=natural / scale, natural=natural, z_violation=bound, w_violation=0.0,
+                        complementarity=comp, equation=0.0, scale=scale)
+
+    def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:
+        return self.residual(x), self.M @ x + self.q
+
+    def __repr__(self) -> str:
+        return f"BoxLCP(n={self.n})"

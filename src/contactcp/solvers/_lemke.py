@@ -1,0 +1,151 @@
+"""Lemke's complementary pivoting method (Cottle–Pang–Stone 1992, Algorithm 4.4.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._registry import Raw, register
+from .._validate import index_mask, vector
+from ..errors import InvalidOptionError
+from ..problems import LCP, BoxLCP, MixedLCP
+from ..result import Status
+from . import _lemke_kernel as K
+from ._certificates import lcp_farkas
+from ._reductions import to_lcp
+
+_STATUS_TEXT = {
+    K.SOLVED: "the artificial variable left the basis",
+    K.ITER_LIMIT: "pivot limit reached",
+    K.SINGULAR: "basis matrix became singular on refactorisation",
+    K.BAD_START: "the covering vector does not cover the negative entries of q",
+}
+
+
+_NO_D = np.zeros(0)
+
+
+def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
+              piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16) -> Raw:
+    """Lemke's method on a standard LCP; see :func:`lemke` for the options."""
+    M, q = problem.M, problem.q
+    n = q.shape[0]
+    max_iter = max(1000, 50 * n) if max_iter is None else _int_option("max_iter", max_iter)
+    if not (0 < piv_tol < 1):
+        raise InvalidOptionError("piv_tol", f"must lie in (0, 1), got {piv_tol!r}")
+    if check_every != 16:
+        check_every = _int_option("check_every", check_every, minimum=0)
+    if basis is None:
+        note = "cold start"
+        out = K.lemke_cold_solve(M, q, _NO_D if d is None else _covering(d, n), max_iter, float(piv_tol),
+                                 bool(lexicographic), check_every)
+    else:
+        if d is not None:
+            raise InvalidOptionError("d", "a warm start chooses its own covering vector; give d or basis, not both")
+        AT, b, start, note = _warm_start(M, q, basis)
+        out = K.lemke_solve(AT, b, start, max_iter, float(piv_tol), bool(lexicographic), check_every)
+    status, z, zh, z0, pivots, refactors, z_basic = K.unpack(out, n)
+    stats = {"pivots": pivots, "refactorizations": refactors, "z_basic": z_basic, "start": note}
+    if status == K.SOLVED:
+        return Raw(z, Status.SOLVED, pivots, _STATUS_TEXT[status], stats=stats)
+    if status == K.RAY:
+        if basis is not None:
+            zh = None  # the ray of a transformed system is not a Farkas vector of the original
+        cert = lcp_farkas(problem, zh, tol, "from Lemke's secondary ray" if zh is not None else "")
+        stats["z0"] = float(z0)
+        if cert is not None:
+            return Raw(None, Status.NO_SOLUTION, pivots,
+                       "ray termination; the LCP is infeasible (verified Farkas certificate)",
+                       certificate=cert, stats=stats)
+        return Raw(None, Status.RAY_TERMINATION, pivots,
+                   "ray termination, no conclusion: the feasible set is nonempty, so M is not "
+                   "copositive-plus here and Lemke's ray proves nothing", stats=stats)
+    if status == K.ITER_LIMIT:
+        return Raw(z, Status.ITERATION_LIMIT, pivots, f"{_STATUS_TEXT[status]} ({max_iter})", stats=stats)
+    return Raw(None, Status.NUMERICAL_FAILURE, pivots, _STATUS_TEXT[status], stats=stats)
+
+
+def _int_option(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _covering(d: Any, n: int) -> np.ndarray:
+    try:
+        dv = vector(d, "d", n)
+    except ValueError as exc:
+        raise InvalidOptionError("d", str(exc)) from None
+    if np.any(dv <= 0):
+        raise InvalidOptionError("d", "the covering vector must be positive")
+    return np.array(dv)
+
+
+def _warm_start(M: np.ndarray, q: np.ndarray, basis: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Pre-multiply ``[I, -M, -d]`` by the inverse of the complementary basis ``B``.
+
+    ``basis`` marks which ``z_i`` are basic (boolean mask or indices); the
+    covering vector is ``d = B 1`` so that the artificial column of the
+    transformed system is ``-1`` (the usual warm start of Lemke's method).
+    """
+    n = q.shape[0]
+    try:
+        zb = np.asarray(index_mask(basis, "basis", n))
+    except ValueError as exc:
+        raise InvalidOptionError("basis", str(exc)) from None
+    AT = K.cold_start_columns(M, q, np.zeros(n))
+    start = np.where(zb, n + np.arange(n), np.arange(n))
+    B = AT[start].T
+    try:
+        lu = np.linalg.inv(B)
+    except np.linalg.LinAlgError:
+        raise InvalidOptionError("basis", "the complementary basis matrix is singular") from None
+    AT = AT @ lu.T
+    AT[2 * n] = -1.0
+    # columns of the starting basis are exactly the identity after the transform
+    AT[start] = np.eye(n)
+    return np.ascontiguousarray(AT), lu @ q, start, f"warm start from a basis with {int(zb.sum())} z basic"
+
+
+@register("lemke", LCP, MixedLCP, BoxLCP, default=True,
+          description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)")
+def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
+          piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16) -> Raw:
+    """Lemke's method.
+
+    Options
+    -------
+    d : covering vector (positive; default all ones)
+    basis : warm start: which ``z_i`` are basic (mask or indices), e.g.
+        ``result.stats["z_basic"]`` of a previous solve
+    max_iter : pivot limit (default ``max(1000, 50 n)``)
+    piv_tol : a pivot must exceed ``piv_tol`` times the size of the terms that form it
+    lexicographic : lexicographic ratio test (default True; False uses the
+        first row among ties and may cycle on degenerate problems)
+    check_every : check ``B x = b`` every this many pivots and refactorise on failure
+
+    Mixed and box LCPs are first reduced to a standard LCP
+    (:mod:`contactcp.solvers._reductions`); the answer is certified against the
+    original problem.
+    """
+    if isinstance(problem, LCP):
+        return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
+                         lexicographic=lexicographic, check_every=check_every)
+    opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
+                check_every=check_every)
+    return via_lcp(problem, tol, lemke_lcp, opts)
+
+
+def via_lcp(problem, tol: float, lcp_method, opts: dict) -> Raw:
+    """Solve a mixed or box LCP through its standard-LCP reduction."""
+    lcp, recover, note = to_lcp(problem)
+    if lcp is None:
+        return Raw(recover(np.zeros(0)), Status.SOLVED, 0, note)
+    raw = lcp_method(lcp, tol, **opts)
+    raw.stats["reduction"] = note
+    raw.message = f"{raw.message} [{note}]"
+    if raw.x is not None:
+        raw.x = recover(raw.x)
+    raw.w = None
+    return raw

@@ -1,0 +1,354 @@
+"""Compiled pivoting loop of Lemke's method (Cottle–Pang–Stone Algorithm 4.4.5).
+
+The augmented system is ``w - M z - d z0 = q``; its columns are stored as the
+rows of ``AT`` (shape ``(2n+1, n)``): variable ``j < n`` is ``w_j``,
+``n <= j < 2n`` is ``z_{j-n}`` and ``2n`` is the artificial ``z0``.  The
+caller may pre-multiply the system by the inverse of a starting basis (warm
+start), so the loop always starts from an identity basis whose variables are
+given in ``basis``.
+
+The basis inverse is updated by rank-one (Gauss–Jordan) steps, checked against
+the original columns every ``check_every`` pivots and rebuilt from scratch by an
+LU factorisation (LAPACK) when the check fails, and the final point is always
+recomputed from a fresh factorisation of the final basis.  The leaving row is
+chosen by the lexicographic minimum-ratio rule on the rows of ``[x | B^-1]``,
+which prevents cycling on degenerate problems (CPS Section 4.9), with the
+artificial variable preferred when it ties.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+SOLVED, RAY, ITER_LIMIT, SINGULAR, BAD_START = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True)
+def _refactor(AT, b, bas, Binv, x):
+    """Rebuild ``Binv`` and ``x`` from the columns of the basis; False if singular."""
+    n = b.shape[0]
+    B = np.empty((n, n))
+    for i in range(n):
+        B[:, i] = AT[bas[i]]
+    try:
+        inv = np.linalg.inv(B)
+    except Exception:  # noqa: BLE001 - numba raises LinAlgError for singular B
+        return False
+    for i in range(n):
+        for k in range(n):
+            if not np.isfinite(inv[i, k]):
+                return False
+    Binv[:, :] = inv
+    x[:] = inv @ b
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _basis_error(AT, b, bas, x):
+    """``||b - B x||_inf`` relative to the size of the terms."""
+    n = b.shape[0]
+    r = b.copy()
+    mag = np.abs(b).copy()
+    for i in range(n):
+        xi = x[i]
+        if xi != 0.0:
+            col = AT[bas[i]]
+            for k in range(n):
+                r[k] -= col[k] * xi
+                mag[k] += abs(col[k] * xi)
+    err = 0.0
+    for k in range(n):
+        e = abs(r[k]) / (mag[k] + 1e-300)
+        if e > err:
+            err = e
+    return err
+
+
+@njit(cache=True, nogil=True)
+def _has_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _lexico_rows(cand, ncand, x, col, Binv, target_row):
+    """Among candidate rows tied on the primary ratio, pick the lexicographic minimum."""
+    if target_row >= 0:
+        for j in range(ncand):
+            if cand[j] == target_row:
+                return target_row
+    n = Binv.shape[0]
+    alive = cand[:ncand].copy()
+    nalive = ncand
+    for k in range(n):
+        if nalive == 1:
+            break
+        vmin = np.inf
+        vmax = 0.0
+        for j in range(nalive):
+            i = alive[j]
+            v = Binv[i, k] / col[i]
+            if v < vmin:
+                vmin = v
+            if abs(v) > vmax:
+                vmax = abs(v)
+        thr = vmin + 1e-11 * vmax
+        m = 0
+        for j in range(nalive):
+            i = alive[j]
+            if Binv[i, k] / col[i] <= thr:
+                alive[m] = i
+                m += 1
+        nalive = m
+    return alive[0]
+
+
+@njit(cache=True, nogil=True)
+def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
+    """Run Lemke's method from the identity basis ``basis``.
+
+    Returns ``(status, x, bas, pivots, entering, col, refactors)``: the basic
+    values ``x`` of the variables ``bas``, the number of pivots, and on ray
+    termination the entering variable and its updated column ``col`` (the ray
+    is ``+1`` on ``entering`` and ``-col`` on the basic variables).
+    """
+    n = b.shape[0]
+    z0 = 2 * n
+    bas = basis.copy()
+    x = b.copy()
+    Binv = np.eye(n)
+    col = np.zeros(n)
+    prow = np.empty(n)
+    refactors = 0
+    pivots = 0
+    xmin = 0.0
+    for i in range(n):
+        if x[i] < xmin:
+            xmin = x[i]
+    if xmin >= 0.0:
+        return SOLVED, x, bas, 0, -1, col, 0
+
+    # Initial pivot: z0 enters at the level that makes every row nonnegative.
+    col[:] = AT[z0]
+    cand = np.empty(n, dtype=np.int64)
+    best = np.inf
+    for i in range(n):
+        if x[i] < 0.0 and col[i] >= 0.0:
+            return BAD_START, x, bas, 0, z0, col, 0
+        if col[i] < 0.0:
+            v = x[i] / -col[i]
+            if v < best:
+                best = v
+    xmag = 0.0
+    for i in range(n):
+        if abs(x[i]) > xmag:
+            xmag = abs(x[i])
+    ncand = 0
+    for i in range(n):
+        if col[i] < 0.0 and (x[i] / -col[i] - best) * -col[i] <= 1e-12 * xmag:
+            cand[ncand] = i
+            ncand += 1
+    if lexico and ncand > 1:
+        negcol = -col
+        r = _lexico_rows(cand, ncand, x, negcol, Binv, -1)
+    else:
+        r = cand[0]
+    entering = z0
+    while True:
+        # ---- pivot on (r, entering) ----
+        piv = col[r]
+        t = x[r] / piv
+        for i in range(n):
+            x[i] -= t * col[i]
+        x[r] = t
+        for k in range(n):
+            prow[k] = Binv[r, k] / piv
+        for i in range(n):
+            ci = col[i]
+            if i != r and ci != 0.0:
+                for k in range(n):
+                    Binv[i, k] -= ci * prow[k]
+        for k in range(n):
+            Binv[r, k] = prow[k]
+        leaving = bas[r]
+        bas[r] = entering
+        pivots += 1
+        for i in range(n):
+            if x[i] < 0.0:
+                x[i] = 0.0  # round-off below zero; the final refactorisation recomputes x
+        if leaving == z0:
+            # verify the final basic solution against the original columns; rebuild it
+            # from a fresh factorisation unless it already satisfies B x = b to round-off
+            if _basis_error(AT, b, bas, x) > 1e-13 or _has_negative(x):
+                refactors += 1
+                if not _refactor(AT, b, bas, Binv, x):
+                    return SINGULAR, x, bas, pivots, -1, col, refactors
+            return SOLVED, x, bas, pivots, -1, col, refactors
+        if pivots >= max_iter:
+            return ITER_LIMIT, x, bas, pivots, -1, col, refactors
+        if check_every > 0 and pivots % check_every == 0:
+            if _basis_error(AT, b, bas, x) > 1e-10:
+                refactors += 1
+                if not _refactor(AT, b, bas, Binv, x):
+                    return SINGULAR, x, bas, pivots, -1, col, refactors
+                for i in range(n):
+                    if x[i] < 0.0:
+                        x[i] = 0.0
+        entering = leaving + n if leaving < n else leaving - n
+        # ---- updated column of the entering variable, with the size of its terms ----
+        a = AT[entering]
+        z0row = -1
+        ncand = 0
+        for i in range(n):
+            s = 0.0
+            m = 0.0
+            row = Binv[i]
+            for k in range(n):
+                p = row[k] * a[k]
+                s += p
+                m += abs(p)
+            col[i] = s
+            if s > piv_tol * m and s > 0.0:
+                cand[ncand] = i
+                ncand += 1
+            if bas[i] == z0:
+                z0row = i
+        if ncand == 0:
+            return RAY, x, bas, pivots, entering, col, refactors
+        # ---- minimum ratio, ties by the lexicographic rule ----
+        best = np.inf
+        for j in range(ncand):
+            i = cand[j]
+            v = x[i] / col[i]
+            if v < best:
+                best = v
+        xmag = 0.0
+        for i in range(n):
+            if abs(x[i]) > xmag:
+                xmag = abs(x[i])
+        m = 0
+        for j in range(ncand):
+            i = cand[j]
+            if x[i] - best * col[i] <= 1e-12 * xmag:
+                cand[m] = i
+                m += 1
+        if m == 1:
+            r = cand[0]
+        elif lexico:
+            r = _lexico_rows(cand, m, x, col, Binv, z0row)
+        else:
+            r = cand[0]
+            for j in range(m):
+                if cand[j] == z0row:
+                    r = z0row
+
+
+@njit(cache=True, nogil=True)
+def cold_start_columns(M, q, d):
+    """Rows of ``AT``: the columns of ``[I, -M, -d]``."""
+    n = q.shape[0]
+    AT = np.zeros((2 * n + 1, n))
+    for i in range(n):
+        AT[i, i] = 1.0
+        for k in range(n):
+            AT[n + i, k] = -M[k, i]
+        AT[2 * n, i] = -d[i]
+    return AT
+
+
+@njit(cache=True, nogil=True)
+def split_solution(x, bas, n):
+    """``(z, w, z0)`` from the basic values."""
+    z = np.zeros(n)
+    w = np.zeros(n)
+    z0 = 0.0
+    for i in range(n):
+        j = bas[i]
+        if j < n:
+            w[j] = x[i]
+        elif j < 2 * n:
+            z[j - n] = x[i]
+        else:
+            z0 = x[i]
+    return z, w, z0
+
+
+@njit(cache=True, nogil=True)
+def ray_z_part(bas, entering, col, n):
+    """The ``z`` components of the terminal ray (+1 on ``entering``, ``-col`` on the basis)."""
+    zh = np.zeros(n)
+    if n <= entering < 2 * n:
+        zh[entering - n] = 1.0
+    for i in range(n):
+        j = bas[i]
+        if n <= j < 2 * n:
+            zh[j - n] = -col[i]
+    return zh
+
+
+@njit(cache=True, parallel=True)
+def lemke_batch_core(M, q, d, max_iter, piv_tol, lexico, check_every):
+    """Cold-start Lemke on each ``(M[k], q[k])``, in parallel over ``k``."""
+    K, n = q.shape
+    Z = np.zeros((K, n))
+    ZH = np.zeros((K, n))
+    status = np.zeros(K, dtype=np.int64)
+    pivots = np.zeros(K, dtype=np.int64)
+    basis0 = np.arange(n)
+    for k in prange(K):
+        AT = cold_start_columns(M[k], q[k], d)
+        st, x, bas, piv, entering, col, _ = lemke_core(AT, q[k], basis0, max_iter, piv_tol, lexico,
+                                                       check_every)
+        z, _w, _z0 = split_solution(x, bas, n)
+        Z[k] = z
+        status[k] = st
+        pivots[k] = piv
+        if st == RAY:
+            ZH[k] = ray_z_part(bas, entering, col, n)
+    return Z, ZH, status, pivots
+
+
+@njit(cache=True, nogil=True)
+def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
+    """One call from Python: run the loop and pack the answer into one array.
+
+    Layout (see :func:`unpack`): ``[status, pivots, refactors, z0, z (n), zh (n), z_basic (n)]``;
+    ``zh`` is the ``z`` part of the terminal ray (zero unless status is RAY).
+    """
+    n = b.shape[0]
+    st, x, bas, piv, entering, col, refactors = lemke_core(AT, b, start, max_iter, piv_tol, lexico,
+                                                           check_every)
+    out = np.zeros(4 + 3 * n)
+    out[0] = st
+    out[1] = piv
+    out[2] = refactors
+    for i in range(n):
+        j = bas[i]
+        if j < n:
+            continue
+        if j < 2 * n:
+            out[4 + j - n] = x[i]
+            out[4 + 2 * n + j - n] = 1.0
+        else:
+            out[3] = x[i]
+    if st == RAY:
+        out[4 + n:4 + 2 * n] = ray_z_part(bas, entering, col, n)
+    return out
+
+
+def unpack(out: np.ndarray, n: int):
+    """``(status, z, zh, z0, pivots, refactors, z_basic)`` from :func:`lemke_solve`'s array."""
+    return (int(out[0]), out[4:4 + n], out[4 + n:4 + 2 * n], float(out[3]), int(out[1]), int(out[2]),
+            out[4 + 2 * n:].astype(np.bool_))
+
+
+@njit(cache=True, nogil=True)
+def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
+    """Cold start from ``w = q`` basic; ``d`` of length 0 means the all-ones covering vector."""
+    n = q.shape[0]
+    dd = np.ones(n) if d.shape[0] == 0 else d
+    AT = cold_start_columns(M, q, dd)
+    return lemke_solve(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
