@@ -7,6 +7,7 @@
 """
 
 from ._registry import DEFAULT_TOL, methods, solve
+from .batch import BatchResult, solve_batch
 from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
 from .problems import LCP, UCP, BoxLCP, MixedLCP, MixedNCP, Problem
 from .result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate, Residual,
@@ -15,7 +16,7 @@ from .result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES
 __version__ = "0.1.0"
 
 __all__ = [
-    "__version__", "solve", "methods", "DEFAULT_TOL",
+    "__version__", "solve", "solve_batch", "BatchResult", "methods", "DEFAULT_TOL",
     "LCP", "MixedLCP", "BoxLCP", "UCP", "MixedNCP", "Problem",
     "Result", "Residual", "Certificate", "Status",
     "SOLVED_STATUSES", "INFEASIBLE_STATUSES", "INCONCLUSIVE_STATUSES",

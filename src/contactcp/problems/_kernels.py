@@ -7,7 +7,7 @@ check that decides whether an answer is certified.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True, nogil=True)
@@ -50,3 +50,17 @@ def lcp_residual_parts(M, q, z, free):
             wv = -s
         zw += z[i] * s
     return w, natural, zv, wv, abs(zw), eq, scale
+
+
+@njit(cache=True, parallel=True)
+def lcp_residual_batch(M, q, Z):
+    """Scaled natural-map residuals of ``K`` LCPs at once: ``(W, values)``."""
+    K, n = q.shape
+    W = np.empty((K, n))
+    values = np.empty(K)
+    free = np.zeros(n, dtype=np.bool_)
+    for k in prange(K):
+        w, natural, _zv, _wv, _zw, eq, scale = lcp_residual_parts(M[k], q[k], Z[k], free)
+        W[k] = w
+        values[k] = max(natural, eq) / scale
+    return W, values

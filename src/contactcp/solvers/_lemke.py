@@ -27,8 +27,33 @@ _NO_D = np.zeros(0)
 
 
 def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
-              piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16) -> Raw:
-    """Lemke's method on a standard LCP; see :func:`lemke` for the options."""
+              piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
+              restarts: int = 3, seed: int = 0) -> Raw:
+    """Lemke's method on a standard LCP; see :func:`lemke` for the options.
+
+    A ray termination without an infeasibility proof (possible when M is not
+    copositive-plus, e.g. on degenerate contact LCPs) is retried up to
+    ``restarts`` times with seeded random covering vectors in ``[0.5, 2]^n``.
+    """
+    raw = _lemke_once(problem, tol, d, basis, max_iter, piv_tol, lexicographic, check_every)
+    rng = None
+    tried = 0
+    total = raw.iterations
+    while raw.status is Status.RAY_TERMINATION and tried < restarts:
+        rng = rng or np.random.default_rng(seed)
+        tried += 1
+        raw = _lemke_once(problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol,
+                          lexicographic, check_every)
+        total += raw.iterations
+    if tried:
+        raw.iterations = total
+        raw.stats["restarts"] = tried
+        raw.message += f" (after {tried} restart(s) with random covering vectors)"
+    return raw
+
+
+def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | None, piv_tol: float,
+                lexicographic: bool, check_every: int) -> Raw:
     M, q = problem.M, problem.q
     n = q.shape[0]
     max_iter = max(1000, 50 * n) if max_iter is None else _int_option("max_iter", max_iter)
@@ -111,7 +136,8 @@ def _warm_start(M: np.ndarray, q: np.ndarray, basis: Any) -> tuple[np.ndarray, n
 @register("lemke", LCP, MixedLCP, BoxLCP, default=True,
           description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)")
 def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
-          piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16) -> Raw:
+          piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
+          restarts: int = 3, seed: int = 0) -> Raw:
     """Lemke's method.
 
     Options
@@ -120,10 +146,13 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     basis : warm start: which ``z_i`` are basic (mask or indices), e.g.
         ``result.stats["z_basic"]`` of a previous solve
     max_iter : pivot limit (default ``max(1000, 50 n)``)
-    piv_tol : a pivot must exceed ``piv_tol`` times the size of the terms that form it
+    piv_tol : a pivot must exceed ``piv_tol * ||row of B^-1||_1 * ||entering column||_inf``
     lexicographic : lexicographic ratio test (default True; False uses the
         first row among ties and may cycle on degenerate problems)
     check_every : check ``B x = b`` every this many pivots and refactorise on failure
+    restarts : retries with random covering vectors after a ray termination that
+        proves nothing (default 3; 0 disables)
+    seed : seed of those covering vectors
 
     Mixed and box LCPs are first reduced to a standard LCP
     (:mod:`contactcp.solvers._reductions`); the answer is certified against the
@@ -131,9 +160,9 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     """
     if isinstance(problem, LCP):
         return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
-                         lexicographic=lexicographic, check_every=check_every)
+                         lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed)
     opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
-                check_every=check_every)
+                check_every=check_every, restarts=restarts, seed=seed)
     return via_lcp(problem, tol, lemke_lcp, opts)
 
 

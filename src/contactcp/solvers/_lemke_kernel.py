@@ -200,6 +200,10 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
         entering = leaving + n if leaving < n else leaving - n
         # ---- updated column of the entering variable, with the size of its terms ----
         a = AT[entering]
+        amax = 0.0
+        for k in range(n):
+            if abs(a[k]) > amax:
+                amax = abs(a[k])
         z0row = -1
         ncand = 0
         for i in range(n):
@@ -207,11 +211,11 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
             m = 0.0
             row = Binv[i]
             for k in range(n):
-                p = row[k] * a[k]
-                s += p
-                m += abs(p)
+                s += row[k] * a[k]
+                m += abs(row[k])
             col[i] = s
-            if s > piv_tol * m and s > 0.0:
+            # normwise test: an entry below piv_tol * ||B^-1_i||_1 * ||a||_inf is round-off
+            if s > piv_tol * m * amax:
                 cand[ncand] = i
                 ncand += 1
             if bas[i] == z0:

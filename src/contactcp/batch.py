@@ -1,0 +1,139 @@
+"""Many small LCPs of one size in one call (maps and sweeps solve tens of thousands).
+
+The pivoting runs in a compiled loop, in parallel over problems; each answer is
+then certified by the batched residual kernel of :mod:`contactcp.problems`,
+which shares no code with the solver.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._registry import DEFAULT_TOL
+from ._validate import _all_finite
+from .errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
+from .problems import LCP
+from .problems._kernels import lcp_residual_batch
+from .result import Certificate, Status
+from .solvers import _lemke_kernel as K
+from .solvers._certificates import lcp_farkas
+
+__all__ = ["BatchResult", "solve_batch"]
+
+_CODES = {
+    K.SOLVED: Status.SOLVED,
+    K.RAY: Status.RAY_TERMINATION,
+    K.ITER_LIMIT: Status.ITERATION_LIMIT,
+    K.SINGULAR: Status.NUMERICAL_FAILURE,
+    K.BAD_START: Status.NUMERICAL_FAILURE,
+}
+_STATUS_LIST = list(Status)
+
+
+@dataclass
+class BatchResult:
+    """Answers of :func:`solve_batch`, one row per problem.
+
+    ``status`` holds indices into ``list(Status)``; :attr:`statuses` gives the
+    enum members.  ``residual[k]`` is the independent scaled residual of
+    ``x[k]`` (``inf`` where no point was returned).
+    """
+
+    x: np.ndarray
+    w: np.ndarray
+    status: np.ndarray
+    residual: np.ndarray
+    iterations: np.ndarray
+    time: float
+    method: str
+    tol: float
+    certificates: dict[int, Certificate] = field(default_factory=dict)
+
+    @property
+    def success(self) -> np.ndarray:
+        return self.status == _STATUS_LIST.index(Status.SOLVED)
+
+    @property
+    def statuses(self) -> list[Status]:
+        return [_STATUS_LIST[i] for i in self.status]
+
+    def count(self) -> dict[str, int]:
+        """How many problems ended in each status."""
+        vals, cnt = np.unique(self.status, return_counts=True)
+        return {_STATUS_LIST[v].name: int(c) for v, c in zip(vals, cnt)}
+
+    def __len__(self) -> int:
+        return self.x.shape[0]
+
+    def __repr__(self) -> str:
+        return f"BatchResult(K={len(self)}, method={self.method!r}, {self.count()}, time={self.time:.3g}s)"
+
+
+def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL, *, d: Any = None,
+                max_iter: int | None = None, piv_tol: float = 1e-11, lexicographic: bool = True,
+                check_every: int = 16) -> BatchResult:
+    """Solve ``K`` LCPs ``(M[k], q[k])`` of the same size ``n``.
+
+    Parameters
+    ----------
+    M : (K, n, n) array, or (n, n) shared by every problem
+    q : (K, n) array
+    method : only ``"lemke"`` (cold start, lexicographic) is batched
+    tol, d, max_iter, piv_tol, lexicographic, check_every : as for :func:`contactcp.solve`
+    """
+    if method != "lemke":
+        raise UnknownMethodError(str(method), "batch of LCPs", ["lemke"])
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
+        raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
+    q = _array(q, "q", 2)
+    Kp, n = q.shape
+    M = _array(M, "M", None)
+    if M.ndim == 2:
+        M = np.broadcast_to(M, (Kp,) + M.shape)
+    if M.ndim != 3 or M.shape != (Kp, n, n):
+        raise InvalidProblemError("M", f"must have shape ({Kp}, {n}, {n}) or ({n}, {n}) to match q, got {M.shape}")
+    M = np.ascontiguousarray(M)
+    dv = np.ones(n) if d is None else np.asarray(d, dtype=float)
+    if dv.shape != (n,) or not np.all(dv > 0):
+        raise InvalidOptionError("d", f"must be a positive vector of length {n}")
+    max_iter = max(1000, 50 * n) if max_iter is None else int(max_iter)
+    t0 = time.perf_counter()
+    Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic),
+                                              int(check_every))
+    W, values = lcp_residual_batch(M, q, Z)
+    status = np.empty(Kp, dtype=np.int64)
+    idx = {s: _STATUS_LIST.index(s) for s in Status}
+    for code, st in _CODES.items():
+        status[codes == code] = idx[st]
+    solved = codes == K.SOLVED
+    status[solved & ~(values <= tol)] = idx[Status.INACCURATE]
+    limit = codes == K.ITER_LIMIT
+    status[limit & (values <= tol)] = idx[Status.SOLVED]
+    values[~(solved | limit)] = np.inf
+    certs: dict[int, Certificate] = {}
+    for k in np.flatnonzero(codes == K.RAY):
+        cert = lcp_farkas(LCP(M[k], q[k]), ZH[k], tol, "from Lemke's secondary ray")
+        if cert is not None:
+            certs[int(k)] = cert
+            status[k] = idx[Status.NO_SOLUTION]
+    return BatchResult(x=Z, w=W, status=status, residual=values, iterations=pivots,
+                       time=time.perf_counter() - t0, method="lemke", tol=float(tol), certificates=certs)
+
+
+def _array(value: Any, field: str, ndim: int | None) -> np.ndarray:
+    try:
+        arr = np.ascontiguousarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidProblemError(field, f"cannot be read as an array of numbers ({exc})") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise InvalidProblemError(field, f"must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidProblemError(field, "is empty")
+    if not _all_finite(arr.reshape(-1)):
+        raise InvalidProblemError(field, "contains NaN or inf")
+    return arr

@@ -1,0 +1,113 @@
+"""The ``contactcp`` command line.
+
+Exit codes: 0 when the problem was solved (or the command succeeded), 1 when a
+solve ended without a certified solution (no solution, limit, failure), 2 for
+bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from . import __version__
+from .errors import ContactCPError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _cmd_lcp(args: argparse.Namespace) -> int:
+    from . import solve
+    from .io import load_lcp
+
+    problem = load_lcp(args.file)
+    result = solve(problem, method=args.method, tol=args.tol)
+    if args.json:
+        keys = ("status", "success", "residual", "iterations", "x", "w", "message", "method", "time", "tol",
+                "certificate")
+        d = result.to_dict()
+        print(json.dumps({k: d.get(k) for k in keys}))
+    else:
+        print(f"LCP of size {problem.n} from {args.file}")
+        print(result.summary())
+    return 0 if result.success else 1
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from ._registry import method_info, methods
+
+    for name in methods():
+        for spec in method_info(name):
+            kinds = ", ".join(t.__name__ for t in spec.problem_types)
+            print(f"{name:12s} [{kinds}] {spec.description}")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .experiments import EXPERIMENTS, run
+
+    names = list(EXPERIMENTS) if "all" in args.names else args.names
+    for name in names:
+        if name not in EXPERIMENTS:
+            raise ContactCPError(f"reproduce: unknown experiment {name!r}; available: all, "
+                                 + ", ".join(EXPERIMENTS))
+    for name in names:
+        run(name, args.out, quick=args.quick)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="contactcp", description="Rigid-body contact as certified complementarity problems.")
+    p.add_argument("--version", action="version", version=f"contactcp {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    q = sub.add_parser("lcp", help="solve an LCP from a .npz (arrays M, q) or .json file")
+    q.add_argument("file")
+    q.add_argument("--method", default="lemke")
+    q.add_argument("--tol", type=float, default=1e-9)
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.set_defaults(func=_cmd_lcp)
+
+    m = sub.add_parser("methods", help="list the registered methods")
+    m.set_defaults(func=_cmd_methods)
+
+    r = sub.add_parser("reproduce", help="reproduce the papers' experiments into results/")
+    r.add_argument("names", nargs="*", default=["all"], help="experiments (default: all)")
+    r.add_argument("--out", default="results", help="output folder (default: results)")
+    r.add_argument("--quick", action="store_true", help="small grids, for smoke tests")
+    r.set_defaults(func=_cmd_reproduce)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return args.func(args)
+    except _UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except ContactCPError as exc:
+        print(f"contactcp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover
+        print("contactcp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

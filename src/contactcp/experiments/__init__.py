@@ -1,0 +1,31 @@
+"""Reproducible experiments: ``contactcp reproduce NAME`` writes ``results/NAME/``.
+
+Each experiment module exposes ``run(out_dir: Path, quick: bool) -> list[Path]``
+returning the files it wrote.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+
+#: name -> (module, one-line description)
+EXPERIMENTS: dict[str, tuple[str, str]] = {
+    "lcp_families": ("contactcp.experiments.lcp_families",
+                     "every LCP method on the seeded test families, with certified residuals"),
+}
+
+
+def run(name: str, out: str | Path = "results", quick: bool = False) -> list[Path]:
+    """Run one experiment into ``out/name`` and report the files written."""
+    module, desc = EXPERIMENTS[name]
+    out_dir = Path(out) / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"[{name}] {desc}", flush=True)
+    t0 = time.perf_counter()
+    files = importlib.import_module(module).run(out_dir, quick)
+    for f in files:
+        print(f"[{name}]   wrote {f}")
+    print(f"[{name}] done in {time.perf_counter() - t0:.1f} s", flush=True)
+    return files

@@ -1,0 +1,96 @@
+"""Exhaustive enumeration of complementary supports: every solution of a small LCP.
+
+For each support ``a`` (the indices where ``z`` may be positive) the set
+``{z : z_a >= 0, z_rest = 0, (M z + q)_a = 0, (M z + q)_rest >= 0}`` is a
+polyhedron; the LCP is solvable iff one of the ``2^n`` polyhedra is nonempty.
+A nonsingular ``M_aa`` gives a single candidate point; a singular one is
+decided by an LP (HiGHS).  Exhausting all supports without a point is a proof
+that the LCP has no solution.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .._registry import Raw, register
+from ..errors import InvalidOptionError
+from ..problems import LCP
+from ..result import Certificate, Status
+
+
+def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = None):
+    """All solutions found by support enumeration (one point per support), and stats."""
+    n = q.shape[0]
+    sols: list[np.ndarray] = []
+    lps = singular = 0
+    scale = max(1.0, float(np.abs(q).max()), float(np.abs(M).max()))
+    for r in range(n + 1):
+        for a in itertools.combinations(range(n), r):
+            a = list(a)
+            z = np.zeros(n)
+            if a:
+                Maa = M[np.ix_(a, a)]
+                try:
+                    cond = np.linalg.cond(Maa)
+                except np.linalg.LinAlgError:
+                    cond = np.inf
+                if cond < 1e12:
+                    z[a] = np.linalg.solve(Maa, -q[a])
+                else:
+                    singular += 1
+                    lps += 1
+                    z_lp = _support_lp(M, q, a)
+                    if z_lp is None:
+                        continue
+                    z = z_lp
+            w = M @ z + q
+            if z.min(initial=0) >= -tol * scale and w.min() >= -tol * scale:
+                if not any(np.allclose(z, s, atol=1e-9 * scale) for s in sols):
+                    sols.append(np.maximum(z, 0.0))
+                if limit is not None and len(sols) >= limit:
+                    return sols, {"supports": None, "lps": lps, "singular_blocks": singular}
+    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular}
+
+
+def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None:
+    n = q.shape[0]
+    rest = [i for i in range(n) if i not in a]
+    A_eq = M[np.ix_(a, a)]
+    b_eq = -q[a]
+    A_ub = -M[np.ix_(rest, a)] if rest else None
+    b_ub = q[rest] if rest else None
+    res = linprog(np.zeros(len(a)), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                  method="highs")
+    if res.status != 0:
+        return None
+    z = np.zeros(n)
+    z[a] = res.x
+    return z
+
+
+@register("enumerate", LCP, description="all 2^n complementary supports (small n): every solution, or a proof of none")
+def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions: bool = True) -> Raw:
+    """Support enumeration.
+
+    Options
+    -------
+    max_n : refuse problems larger than this (the work is ``2^n`` solves)
+    all_solutions : collect every solution (``stats["solutions"]``); False stops at the first
+    """
+    n = problem.n
+    if n > max_n:
+        raise InvalidOptionError("max_n", f"enumeration of n = {n} needs 2^{n} solves; raise max_n to allow it")
+    sols, stats = enumerate_lcp(problem.M, problem.q, tol, None if all_solutions else 1)
+    stats["solutions"] = sols
+    if sols:
+        best = min(sols, key=lambda s: problem.residual(s).value)
+        return Raw(best, Status.SOLVED, len(sols), f"{len(sols)} solution(s) found"
+                   + ("" if all_solutions else " (stopped at the first)"), stats=stats)
+    cert = Certificate(kind="enumeration", vector=np.zeros(0),
+                       description=f"all {2 ** n} complementary supports checked (singular blocks by LP); none "
+                                   "admits a solution", checks={"supports": float(2 ** n),
+                                                                "lps": float(stats["lps"])}, verified=True)
+    return Raw(None, Status.NO_SOLUTION, 2 ** n, "no support admits a solution", certificate=cert, stats=stats)

@@ -1,0 +1,43 @@
+import itertools
+
+import numpy as np
+import pytest
+
+
+def brute_force_lcp(M, q, tol=1e-9):
+    """All solutions over the 2^n complementary bases (nonsingular ones only): the test's own oracle."""
+    n = len(q)
+    sols = []
+    for r in range(n + 1):
+        for a in itertools.combinations(range(n), r):
+            a = list(a)
+            z = np.zeros(n)
+            if a:
+                Maa = M[np.ix_(a, a)]
+                if abs(np.linalg.det(Maa)) < 1e-12:
+                    continue
+                z[a] = np.linalg.solve(Maa, -q[a])
+            w = M @ z + q
+            if z.min() >= -tol and w.min() >= -tol:
+                if not any(np.allclose(z, s, atol=1e-8) for s in sols):
+                    sols.append(z)
+    return sols
+
+
+def lcp_violation(M, q, z):
+    """max of the violations of z >= 0, w >= 0, z_i w_i = 0, computed here independently."""
+    z = np.asarray(z, dtype=float)
+    w = M @ z + q
+    return max(-z.min(), -w.min(), np.abs(z * w).max(), 0.0)
+
+
+def farkas_holds(M, q, y, tol=1e-9):
+    """The test's own check of a Farkas vector: y >= 0, M^T y <= 0, q^T y < 0."""
+    y = np.asarray(y, dtype=float)
+    y = y / np.abs(y).sum()
+    return y.min() >= -tol and (M.T @ y).max() <= tol and q @ y < -tol
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

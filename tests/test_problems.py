@@ -1,0 +1,124 @@
+"""Problem types: validation on construction, immutability, independent residuals."""
+
+import numpy as np
+import pytest
+
+import contactcp as ccp
+from contactcp import InvalidProblemError
+
+
+def test_lcp_residual_hand_computed():
+    p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
+    # z = (4/3, 7/3) solves it exactly: w = (8/3 + 7/3 - 5, 4/3 + 14/3 - 6) = 0
+    r = p.residual([4 / 3, 7 / 3])
+    assert r.value < 1e-15
+    # z = (1, 0): w = (-3, -5): natural = |min(1,-3)| = 3, |min(0,-5)| = 5 -> 5; scale = max(1, 5+2, 6+1) = 7
+    r = p.residual([1.0, 0.0])
+    assert r.natural == pytest.approx(5.0)
+    assert r.scale == pytest.approx(7.0)
+    assert r.value == pytest.approx(5 / 7)
+    assert r.w_violation == pytest.approx(5.0)
+    assert r.z_violation == 0.0
+    assert r.complementarity == pytest.approx(3.0)
+    assert not r.ok(1e-9)
+
+
+def test_lcp_residual_negative_z_and_nan():
+    p = ccp.LCP(np.eye(2), [1.0, 1.0])
+    r = p.residual([-0.5, 0.0])
+    assert r.z_violation == pytest.approx(0.5)
+    assert r.natural == pytest.approx(0.5)
+    with pytest.raises(InvalidProblemError, match="z: contains NaN"):
+        p.residual([np.nan, 0.0])
+    with pytest.raises(InvalidProblemError, match="z: must have length 2"):
+        p.residual([1.0, 2.0, 3.0])
+
+
+def test_mixed_lcp_residual_counts_equations():
+    # x = (u, v): F = u + v - 1 (comp), G = u - v (free)
+    p = ccp.MixedLCP.from_blocks([[1.0]], [[1.0]], [[1.0]], [[-1.0]], [-1.0], [0.0])
+    assert p.free.tolist() == [False, True]
+    assert p.residual([0.5, 0.5]).value < 1e-15
+    r = p.residual([0.5, 0.0])  # G = 0.5, F = -0.5
+    assert r.equation == pytest.approx(0.5)
+    assert r.natural == pytest.approx(0.5)
+    # a negative free variable is allowed
+    p2 = ccp.MixedLCP([[1.0, 0.0], [0.0, 1.0]], [0.0, 3.0], free=[1])
+    assert p2.residual([0.0, -3.0]).value == 0.0
+
+
+def test_box_lcp_residual():
+    p = ccp.BoxLCP(np.eye(2), [-3.0, 1.0], lower=[0.0, -np.inf], upper=[1.0, np.inf])
+    # z1 at upper bound 1 with w1 = -2 <= 0: fine; z2 free with w2 = z2 + 1 = 0
+    assert p.residual([1.0, -1.0]).value == 0.0
+    assert p.residual([0.5, -1.0]).value > 0.1
+    r = p.residual([1.5, -1.0])
+    assert r.z_violation == pytest.approx(0.5)
+
+
+def test_ucp_residual():
+    p = ccp.UCP([[1.0, 1.0]], [1.0], [[1.0, -1.0]], [0.0])
+    assert p.residual([1.0, 0.0], [0.0, 0.0]).value == 0.0
+    r = p.residual([0.5, 0.5], [1.0, 1.0])
+    assert r.natural == pytest.approx(0.5)
+    assert r.complementarity == pytest.approx(1.0)
+
+
+def test_mixed_ncp_residual_and_shape_errors():
+    p = ccp.MixedNCP(lambda x: np.array([x[0] ** 2 + x[1] - 1.0]), lambda x: np.array([x[0] - x[1]]), 1, 1)
+    assert p.residual([0.5 * (np.sqrt(5) - 1)] * 2).value < 1e-15
+    bad = ccp.MixedNCP(lambda x: np.zeros(3), None, 1)
+    with pytest.raises(InvalidProblemError, match="F: returned shape"):
+        bad.residual([0.0])
+    nan = ccp.MixedNCP(lambda x: np.array([np.nan]), None, 1)
+    assert nan.residual([0.0]).value == np.inf
+
+
+@pytest.mark.parametrize("args, field, msg", [
+    (([[1, 2, 3], [4, 5, 6]], [1, 2]), "M", "must be square"),
+    (([1, 2], [1, 2]), "M", "must be a 2-D matrix"),
+    ((np.eye(2), [1, 2, 3]), "q", "must have length 2"),
+    (([[1, np.nan], [0, 1]], [1, 2]), "M", "contains NaN"),
+    ((np.eye(2), [np.inf, 0]), "q", "only finite values"),
+    (([["a", "b"], ["c", "d"]], [1, 2]), "M", "cannot be read"),
+    ((np.zeros((0, 0)), []), "M", "at least one row"),
+])
+def test_lcp_bad_input(args, field, msg):
+    with pytest.raises(InvalidProblemError, match=msg) as exc:
+        ccp.LCP(*args)
+    assert exc.value.field == field
+    assert isinstance(exc.value, ValueError) and isinstance(exc.value, ccp.ContactCPError)
+
+
+def test_other_bad_inputs():
+    with pytest.raises(InvalidProblemError, match="lower: must be <= upper"):
+        ccp.BoxLCP(np.eye(2), [0, 0], [1, 0], [0, 1])
+    with pytest.raises(InvalidProblemError, match="upper: contains -inf"):
+        ccp.BoxLCP(np.eye(1), [0], [0], [-np.inf])
+    with pytest.raises(InvalidProblemError, match="lower: contains inf"):
+        ccp.BoxLCP(np.eye(1), [0], [np.inf], [np.inf])
+    with pytest.raises(InvalidProblemError, match="free: indices must lie in 0..1"):
+        ccp.MixedLCP(np.eye(2), [0, 0], free=[2])
+    with pytest.raises(InvalidProblemError, match="free: indices must be distinct"):
+        ccp.MixedLCP(np.eye(2), [0, 0], free=[1, 1])
+    with pytest.raises(InvalidProblemError, match="A_y: must have shape"):
+        ccp.UCP(np.eye(2), [1, 1], np.eye(3), [1, 1, 1])
+    with pytest.raises(InvalidProblemError, match="G: must be callable"):
+        ccp.MixedNCP(lambda x: x, None, 1, 1)
+    with pytest.raises(InvalidProblemError, match="p: must be >= 0"):
+        ccp.MixedNCP(lambda x: x, None, -1)
+    with pytest.raises(InvalidProblemError, match="C: must have shape"):
+        ccp.MixedLCP.from_blocks(np.eye(2), np.ones((2, 1)), np.ones((2, 2)), np.eye(1), [0, 0], [0])
+
+
+def test_problems_are_immutable_and_copy_their_data():
+    M = np.eye(2)
+    q = np.array([-1.0, 1.0])
+    p = ccp.LCP(M, q)
+    M[0, 0] = 5.0
+    q[0] = 7.0
+    assert p.M[0, 0] == 1.0 and p.q[0] == -1.0
+    with pytest.raises(ValueError):
+        p.M[0, 0] = 3.0
+    with pytest.raises(AttributeError, match="immutable"):
+        p.q = np.zeros(2)
