@@ -7,6 +7,7 @@ registry, so a reduction can never make a wrong answer look right.
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -67,7 +68,9 @@ def mixed_to_lcp(p: MixedLCP) -> tuple[LCP | None, Recover, str]:
     Mcc = p.M[np.ix_(c, c)]
     lu = None
     try:
-        lu = sla.lu_factor(Mff, check_finite=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            lu = sla.lu_factor(Mff, check_finite=False)
         diag = np.abs(np.diag(lu[0]))
         if diag.min() <= _RCOND_MIN * max(diag.max(), 1e-300):
             lu = None  # (nearly) singular free block: split instead

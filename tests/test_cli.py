@@ -1,0 +1,81 @@
+"""The contactcp command line: JSON output, exit codes, one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from contactcp import __version__
+from contactcp.cli import main
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "contactcp.cli", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def lcp_json(tmp_path):
+    f = tmp_path / "lcp.json"
+    f.write_text(json.dumps({"M": [[2, 1], [1, 2]], "q": [-5, -6]}))
+    return f
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"contactcp {__version__}"
+
+
+def test_lcp_json_output(lcp_json, capsys):
+    assert main(["lcp", str(lcp_json), "--json"]) == 0
+    out = capsys.readouterr().out
+    d = json.loads(out)  # exactly one JSON object
+    assert {"status", "success", "residual", "iterations", "x", "w", "message"} <= set(d)
+    assert d["status"] == "SOLVED" and d["success"] is True
+    np.testing.assert_allclose(d["x"], [4 / 3, 7 / 3])
+    assert d["residual"] < 1e-12
+
+
+def test_lcp_npz_and_methods(tmp_path, capsys):
+    f = tmp_path / "p.npz"
+    np.savez(f, M=np.zeros((2, 2)), q=np.array([-1.0, 1.0]))
+    assert main(["lcp", str(f), "--json", "--method", "enumerate"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "NO_SOLUTION" and d["x"] is None and d["residual"] is None
+    assert main(["lcp", str(f)]) == 1
+    assert "NO_SOLUTION" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, args, needle", [
+    ('{"M": [[1, 2, 3]], "q": [1]}', [], "M: must be square"),
+    ('{"M": [[1]]}', [], "missing 'q'"),
+    ('{"M": [[1]], "q": [NaN]}', [], "q: contains NaN"),
+    ("not json", [], "cannot be read"),
+    ('{"M": [[1]], "q": [1]}', ["--method", "simplex"], "method 'simplex': unknown method"),
+    ('{"M": [[1]], "q": [1]}', ["--tol", "-1"], "option 'tol'"),
+])
+def test_bad_input_one_line_exit_2(tmp_path, content, args, needle):
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    p = run("lcp", str(f), *args)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr
+
+
+def test_usage_errors_are_one_line():
+    for args in (["lcp"], ["frobnicate"], ["lcp", "x.json", "--bogus"], ["lcp", "missing.txt"]):
+        p = run(*args)
+        assert p.returncode == 2, args
+        assert len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+
+
+def test_reproduce_quick(tmp_path, capsys):
+    assert main(["reproduce", "lcp_families", "--quick", "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "lcp_families" / "table.md").read_text()
+    assert "| spd | 10 | lemke | 2/2 |" in table
+    assert main(["reproduce", "nope", "--out", str(tmp_path)]) == 2
