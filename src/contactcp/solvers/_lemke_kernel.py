@@ -66,11 +66,17 @@ def _basis_error(AT, b, bas, x):
 
 
 @njit(cache=True, nogil=True)
-def _has_negative(x):
-    for i in range(x.shape[0]):
-        if x[i] < 0.0:
-            return True
-    return False
+def _column(Binv, a, col, rn):
+    """``col = B^-1 a`` and ``rn_i = ||B^-1_i||_1``."""
+    n = a.shape[0]
+    for i in range(n):
+        sa = 0.0
+        sm = 0.0
+        for k in range(n):
+            sa += Binv[i, k] * a[k]
+            sm += abs(Binv[i, k])
+        col[i] = sa
+        rn[i] = sm
 
 
 @njit(cache=True, nogil=True)
@@ -157,38 +163,66 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
     else:
         r = cand[0]
     entering = z0
+    col2 = np.empty(n)
+    rn = np.empty(n)
     while True:
-        # ---- pivot on (r, entering) ----
+        # ---- pivot on (r, entering): basic values first ----
         piv = col[r]
         t = x[r] / piv
         for i in range(n):
             x[i] -= t * col[i]
         x[r] = t
-        for k in range(n):
-            prow[k] = Binv[r, k] / piv
-        for i in range(n):
-            ci = col[i]
-            if i != r and ci != 0.0:
-                for k in range(n):
-                    Binv[i, k] -= ci * prow[k]
-        for k in range(n):
-            Binv[r, k] = prow[k]
         leaving = bas[r]
         bas[r] = entering
         pivots += 1
         for i in range(n):
             if x[i] < 0.0:
-                x[i] = 0.0  # round-off below zero; the final refactorisation recomputes x
+                x[i] = 0.0  # round-off below zero; the final check recomputes x if it matters
         if leaving == z0:
             # verify the final basic solution against the original columns; rebuild it
             # from a fresh factorisation unless it already satisfies B x = b to round-off
-            if _basis_error(AT, b, bas, x) > 1e-13 or _has_negative(x):
+            if _basis_error(AT, b, bas, x) > 1e-13:
                 refactors += 1
                 if not _refactor(AT, b, bas, Binv, x):
                     return SINGULAR, x, bas, pivots, -1, col, refactors
             return SOLVED, x, bas, pivots, -1, col, refactors
         if pivots >= max_iter:
             return ITER_LIMIT, x, bas, pivots, -1, col, refactors
+        # ---- complementary rule: the partner of the leaving variable enters next ----
+        nxt = leaving + n if leaving < n else leaving - n
+        a = AT[nxt]
+        amax = 0.0
+        for k in range(n):
+            if abs(a[k]) > amax:
+                amax = abs(a[k])
+        # ---- one pass over B^-1: rank-one update fused with the next column
+        #      B^-1 a and the row norms ||B^-1_i||_1 of the pivot test ----
+        for k in range(n):
+            prow[k] = Binv[r, k] / piv
+        for i in range(n):
+            ci = col[i]
+            row = Binv[i]
+            sa = 0.0
+            sm = 0.0
+            if i == r:
+                for k in range(n):
+                    v = prow[k]
+                    row[k] = v
+                    sa += v * a[k]
+                    sm += abs(v)
+            elif ci != 0.0:
+                for k in range(n):
+                    v = row[k] - ci * prow[k]
+                    row[k] = v
+                    sa += v * a[k]
+                    sm += abs(v)
+            else:
+                for k in range(n):
+                    v = row[k]
+                    sa += v * a[k]
+                    sm += abs(v)
+            col2[i] = sa
+            rn[i] = sm
         if check_every > 0 and pivots % check_every == 0:
             if _basis_error(AT, b, bas, x) > 1e-10:
                 refactors += 1
@@ -197,25 +231,14 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
                 for i in range(n):
                     if x[i] < 0.0:
                         x[i] = 0.0
-        entering = leaving + n if leaving < n else leaving - n
-        # ---- updated column of the entering variable, with the size of its terms ----
-        a = AT[entering]
-        amax = 0.0
-        for k in range(n):
-            if abs(a[k]) > amax:
-                amax = abs(a[k])
+                _column(Binv, a, col2, rn)
+        col, col2 = col2, col
+        entering = nxt
         z0row = -1
         ncand = 0
         for i in range(n):
-            s = 0.0
-            m = 0.0
-            row = Binv[i]
-            for k in range(n):
-                s += row[k] * a[k]
-                m += abs(row[k])
-            col[i] = s
             # normwise test: an entry below piv_tol * ||B^-1_i||_1 * ||a||_inf is round-off
-            if s > piv_tol * m * amax:
+            if col[i] > piv_tol * rn[i] * amax:
                 cand[ncand] = i
                 ncand += 1
             if bas[i] == z0:

@@ -1,0 +1,1 @@
+"""Scenarios: the papers' data sets and seeded random problem generators."""
