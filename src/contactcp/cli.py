@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -42,6 +43,32 @@ def _cmd_lcp(args: argparse.Namespace) -> int:
         print(f"LCP of size {problem.n} from {args.file}")
         print(result.summary())
     return 0 if result.success else 1
+
+
+def _cmd_quasistatic(args: argparse.Namespace) -> int:
+    from .errors import InvalidProblemError
+    from .io import load_arrays
+    from .models.planar_quasistatic import PlanarQuasistaticProblem
+    from .quasistatic import solve_quasistatic
+    from .scenarios.pang1994 import data_set
+
+    if (args.dataset is None) == (args.file is None):
+        raise InvalidProblemError("quasistatic", "give exactly one of --dataset N or FILE.json")
+    if args.dataset is not None:
+        problem = data_set(args.dataset)
+    else:
+        d = load_arrays(args.file, ("P", "J_n", "J_t", "theta_dot", "d", "mu"), ("alpha",))
+        problem = PlanarQuasistaticProblem.from_paper(d["P"], d["J_n"], d["J_t"], d["theta_dot"], d["d"], d["mu"],
+                                                      d.get("alpha"), name=str(args.file))
+    opts = {}
+    if args.method == "bilinear":
+        opts = {"seed": args.seed, "variant": args.variant}
+    out = solve_quasistatic(problem, args.method, tol=args.tol, **opts)
+    if args.json:
+        print(json.dumps(out.to_dict(), default=float))
+    else:
+        print(out.summary())
+    return 0 if out.success else 1
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
@@ -79,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=_cmd_lcp)
 
+    qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
+    qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
+    qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
+    qs.add_argument("--method", default="bilinear", choices=["bilinear", "enumerate", "exact"])
+    qs.add_argument("--variant", default="original", choices=["original", "modified"],
+                    help="bilinear Step 3 variant")
+    qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
+    qs.add_argument("--tol", type=float, default=1e-9)
+    qs.add_argument("--json", action="store_true", help="print one JSON object")
+    qs.set_defaults(func=_cmd_quasistatic)
+
     m = sub.add_parser("methods", help="list the registered methods")
     m.set_defaults(func=_cmd_methods)
 
@@ -104,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ContactCPError as exc:
         print(f"contactcp: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except KeyboardInterrupt:  # pragma: no cover
         print("contactcp: interrupted", file=sys.stderr)
         return 130

@@ -12,6 +12,8 @@ from pathlib import Path
 
 #: name -> (module, one-line description)
 EXPERIMENTS: dict[str, tuple[str, str]] = {
+    "pang1994": ("contactcp.experiments.pang1994",
+                 "Pang-Trinkle-Lo 1994: Data Sets 1-4, the mu-scan of Data Set 2, Table 1"),
     "lcp_families": ("contactcp.experiments.lcp_families",
                      "every LCP method on the seeded test families, with certified residuals"),
 }

@@ -54,7 +54,12 @@ def clean(A: np.ndarray, b: np.ndarray, rel: float = 1e-12) -> tuple[np.ndarray,
 
 
 class Polyhedron:
-    """``{x >= 0 : A x = b}`` (rows made linearly independent first)."""
+    """``{x >= 0 : A x = b}`` (rows made linearly independent and equilibrated first).
+
+    Internally the polyhedron is ``{x' >= 0 : A' x' = b'}`` with unit rows and
+    ``max |b'| = 1``, ``x = sigma x'``; every point handed out is in the caller's
+    units, and Farkas vectors refer to ``(A', b')`` (attributes ``A``, ``b``).
+    """
 
     def __init__(self, A: np.ndarray, b: np.ndarray, name: str = "X"):
         A, b = clean(A, b)
@@ -63,9 +68,15 @@ class Polyhedron:
         self.A_full, self.b_full = A, b
         self.empty_rows: Farkas | None = None
         A, b = self._independent_rows(A, b)
-        self.A, self.b = A, b
+        # equilibrate: unit rows, and b scaled to max |b| = 1 (x = sigma x_internal), so HiGHS's
+        # absolute tolerances mean the same thing for millimetres per second as for metres
+        rn = np.linalg.norm(A, axis=1)
+        rn[rn == 0] = 1.0
+        A, b = A / rn[:, None], b / rn
+        self.sigma = float(np.abs(b).max(initial=0.0)) or 1.0
+        self.A, self.b = A, b / self.sigma
         self.m = A.shape[0]
-        self.scale = max(1.0, float(np.abs(b).max(initial=0.0)))
+        self.scale = 1.0
         self.lps = 0
         self._fixed = np.zeros(self.n, dtype=bool)
         h = highspy.Highs()
@@ -177,7 +188,7 @@ class Polyhedron:
         self.lps += 1
         if res.status != 0 or -res.fun <= rel_tol * self.scale:
             return None
-        return np.maximum(res.x[:n], 0.0)
+        return np.maximum(res.x[:n], 0.0) * self.sigma
 
     def singleton(self, fixed: np.ndarray | None = None) -> bool:
         """True when the (nonempty) face ``x[fixed] = 0`` is a single point: the free columns
@@ -194,7 +205,7 @@ class Polyhedron:
         xb = np.linalg.solve(self.A[:, basis], self.b) if basis.size else np.zeros(0)
         out = np.zeros(self.n)
         out[basis] = np.where(np.abs(xb) <= 1e-12 * self.scale, 0.0, np.maximum(xb, 0.0))
-        return Vertex(out, basis)
+        return Vertex(out * self.sigma, basis)
 
     def _complete_basis(self, hint: np.ndarray, x: np.ndarray) -> np.ndarray:
         """A basis (``m`` independent columns) containing the independent columns of ``hint``,
@@ -249,7 +260,7 @@ class Polyhedron:
         found: dict[bytes, Vertex] = {}
         seen = {tuple(v.basis)}
         queue = [v.basis]
-        key0 = _key(v.x)
+        key0 = _key(v.x / self.sigma)
         eps = 1e-12 * self.scale
         while queue:
             basis = queue.pop(0)
@@ -287,7 +298,7 @@ class Polyhedron:
                 x[x <= eps] = 0.0
                 kx = _key(x)
                 if kx != key0 and kx not in found:
-                    found[kx] = Vertex(x, nb)
+                    found[kx] = Vertex(x * self.sigma, nb)
         return list(found.values())
 
 

@@ -1,0 +1,1 @@
+"""Pictures (matplotlib, non-interactive backend unless one is already chosen)."""
