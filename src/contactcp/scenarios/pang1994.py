@@ -83,7 +83,11 @@ def random_problem(n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None,
     2. a random ``v_n >= 0`` (each entry positive with probability ``p_open``,
        else 0) and ``qdot`` fix ``theta_dot`` by (4) (tangential joints random),
        so the motion lies in X for any choice of ``alpha``;
-    3. ``n_abar`` joints chosen at random are effort controlled.
+    3. ``n_abar`` joints are effort controlled, chosen at random among the joints
+       of the contacts that the motion of step 2 keeps closed (``v_n = 0``) and
+       only then among the others: an effort-controlled finger at a separating
+       contact would prescribe a force there and make the instance trivially
+       infeasible (the paper chose ``alpha`` from the motion too).
 
     With ``planted=True`` the forces and velocities of steps 1-2 are made
     complementary (each contact rolls, slides against its friction force, or
@@ -120,7 +124,11 @@ def random_problem(n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None,
         theta_dot[1::2] = rng.normal(0, 1, n_c)
     else:
         theta_dot[1::2] = W_t.T @ qdot - v_t
-    abar = rng.choice(2 * n_c, size=n_abar, replace=False)
+    closed = np.flatnonzero(v_n == 0)
+    joints_closed = np.concatenate([2 * closed, 2 * closed + 1])
+    joints_open = np.setdiff1d(np.arange(2 * n_c), joints_closed)
+    order = np.concatenate([rng.permutation(joints_closed), rng.permutation(joints_open)]).astype(int)
+    abar = order[:n_abar]
     alpha = np.setdiff1d(np.arange(2 * n_c), abar)
     return PlanarQuasistaticProblem(W_n, W_t, J_n, J_t, theta_dot, mu, g_obj, alpha,
                                     gman_minus_tau if n_abar else None, points=pts,

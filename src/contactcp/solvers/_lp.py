@@ -83,6 +83,9 @@ class Polyhedron:
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
+        h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        self._last_infeasible: np.ndarray | None = None
         lp = highspy.HighsLp()
         lp.num_col_ = self.n
         lp.num_row_ = self.m
@@ -132,11 +135,16 @@ class Polyhedron:
             self.h.changeColsBounds(change.size, change.astype(np.int32), np.zeros(change.size), up)
             self._fixed = fixed.copy()
 
-    def minimize(self, c: np.ndarray | None = None, fixed: np.ndarray | None = None) -> Vertex | None:
+    def minimize(self, c: np.ndarray | None = None, fixed: np.ndarray | None = None,
+                 exact: bool = True) -> Vertex | None:
         """A vertex minimising ``c . x`` over the polyhedron (with ``x[fixed] = 0``); None if empty.
 
         The objective is bounded below whenever ``c >= 0`` (the bilinear method's case).
+        With ``exact`` the vertex comes with a full basis and its values are
+        recomputed from a fresh factorisation; otherwise HiGHS's point is returned
+        as is (tolerance 1e-10) and ``basis`` is None (see :meth:`polish`).
         """
+        self._last_infeasible = None
         if self.empty_rows is not None:
             return None
         self._set_fixed(fixed)
@@ -145,22 +153,31 @@ class Polyhedron:
         self.h.run()
         self.lps += 1
         st = self.h.getModelStatus()
-        if st == _MS.kInfeasible:
-            return None
-        if st != _MS.kOptimal:
+        if st != _MS.kOptimal and st != _MS.kInfeasible:
             # a lost warm start or numerical trouble: retry once from scratch
             self.h.clearSolver()
             self.h.run()
             self.lps += 1
             st = self.h.getModelStatus()
-            if st == _MS.kInfeasible:
-                return None
-            if st != _MS.kOptimal:
-                raise RuntimeError(f"HiGHS ended with {self.h.modelStatusToString(st)} on {self.name}")
+        if st == _MS.kInfeasible:
+            self._last_infeasible = self._fixed.copy()
+            return None
+        if st != _MS.kOptimal:
+            raise RuntimeError(f"HiGHS ended with {self.h.modelStatusToString(st)} on {self.name}")
         x = np.array(self.h.getSolution().col_value)
+        if not exact:
+            x[x <= 1e-12] = 0.0
+            return Vertex(x * self.sigma, None)
         status = self.h.getBasis().col_status
         basic = np.array([i for i, s in enumerate(status) if s == highspy.HighsBasisStatus.kBasic], dtype=int)
         return self.vertex(x, basic)
+
+    def polish(self, v: Vertex) -> Vertex:
+        """``v`` with a full basis (its support, completed) and values recomputed from it."""
+        if v.basis is not None:
+            return v
+        x = v.x / self.sigma
+        return self.vertex(x, np.flatnonzero(x > 0))
 
     def strictly_positive(self, strict: list[int], fixed: np.ndarray | None = None,
                           rel_tol: float = 1e-9) -> np.ndarray | None:
@@ -211,8 +228,10 @@ class Polyhedron:
         """A basis (``m`` independent columns) containing the independent columns of ``hint``,
         completed greedily by the columns with the largest ``x`` (Gram-Schmidt on the fly)."""
         m = self.m
-        if hint.size == m and m and abs(np.linalg.det(self.A[:, hint])) > 0:
-            return np.sort(hint)
+        if hint.size == m and m:
+            d = np.abs(np.diag(np.linalg.qr(self.A[:, hint], mode="r")))
+            if d.min() > 1e-12 * d.max():
+                return np.sort(hint)
         hint_set = set(int(j) for j in hint)
         order = list(hint) + [int(j) for j in np.argsort(-x, kind="stable") if int(j) not in hint_set]
         Q = np.zeros((m, m))
@@ -239,6 +258,15 @@ class Polyhedron:
             return self.empty_rows
         free = np.flatnonzero(~fixed) if fixed is not None else np.arange(self.n)
         A = self.A[:, free]
+        fx = np.zeros(self.n, dtype=bool) if fixed is None else fixed
+        if self._last_infeasible is not None and np.array_equal(self._last_infeasible, fx):
+            # the dual ray of the infeasible LP just solved, if HiGHS kept one
+            _, has_ray, ray = self.h.getDualRay()
+            if has_ray:
+                for u in (-np.asarray(ray), np.asarray(ray)):
+                    f = Farkas(u, free, float((A.T @ u).min(initial=0.0)), float(self.b @ u))
+                    if check_farkas(self.A, self.b, f):
+                        return f
         res = linprog(self.b, A_ub=-A.T, b_ub=np.zeros(free.size), bounds=(-1, 1), method="highs")
         self.lps += 1
         if res.status != 0 or res.fun >= -1e-9 * self.scale:
@@ -257,6 +285,7 @@ class Polyhedron:
         pivots are followed breadth first (at most ``max_bases`` bases) so that
         edges leaving from other bases of the same vertex are found too.
         """
+        v = self.polish(v)
         found: dict[bytes, Vertex] = {}
         seen = {tuple(v.basis)}
         queue = [v.basis]

@@ -86,12 +86,12 @@ def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: floa
         stats["max_depth"] = max(stats["max_depth"], depth)
         if fx_faces.known_empty(fx) or fy_faces.known_empty(fy):
             continue
-        vx = X.minimize(aim, fx)
+        vx = X.minimize(aim, fx, exact=False)
         if vx is None:
             stats["leaves_x_empty"] += 1
             unproven += not fx_faces.prove_empty(fx)
             continue
-        vy = Y.minimize(vx.x, fy)
+        vy = Y.minimize(vx.x, fy, exact=False)
         if vy is None:
             stats["leaves_y_empty"] += 1
             unproven += not fy_faces.prove_empty(fy)
@@ -100,14 +100,15 @@ def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: floa
         for _ in range(alternations):
             if _xy_small(vx.x, vy.x, xy_tol):
                 break
-            nx = X.minimize(vy.x, fx)
-            ny = Y.minimize(nx.x, fy)
+            nx = X.minimize(vy.x, fx, exact=False)
+            ny = Y.minimize(nx.x, fy, exact=False)
             fn = float(nx.x @ ny.x)
             if fn >= f - 1e-12 * max(1.0, f):
                 break
             vx, vy, f = nx, ny, fn
         if _xy_small(vx.x, vy.x, xy_tol):
-            return done(Status.SOLVED, vx.x, vy.x, f"complementary pair found at node {stats['nodes']}")
+            px, py = X.polish(vx), Y.polish(vy)  # exact vertex values from their supports
+            return done(Status.SOLVED, px.x, py.x, f"complementary pair found at node {stats['nodes']}")
         sx = vx.x / max(1.0, float(vx.x.max()))
         sy = vy.x / max(1.0, float(vy.x.max()))
         prod = np.where(fx | fy, -1.0, sx * sy)
