@@ -25,7 +25,29 @@ def _no_free(n: int) -> np.ndarray:
     return mask
 
 
-class LCP(Problem):
+class _Linear(Problem):
+    """Shared parts of the problems defined by ``w = M z + q``."""
+
+    M: np.ndarray
+    q: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    def w(self, z: Any) -> np.ndarray:
+        """``M z + q``."""
+        return self.M @ self._point(z, "z") + self.q
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self.n})"
+
+
+class LCP(_Linear):
     """``LCP(q, M)``: find ``z >= 0`` with ``w = M z + q >= 0`` and ``z . w = 0``.
 
     Parameters
@@ -42,19 +64,6 @@ class LCP(Problem):
         require(self.M.shape[0] >= 1, "M", "must have at least one row")
         self._free = _no_free(self.M.shape[0])
         self._freeze()
-
-    @property
-    def n(self) -> int:
-        return self.M.shape[0]
-
-    @property
-    def size(self) -> int:
-        return self.n
-
-    def w(self, z: Any) -> np.ndarray:
-        """``M z + q``."""
-        z = self._point(z, "z")
-        return self.M @ z + self.q
 
     def residual(self, z: Any) -> Residual:
         """Scaled natural-map residual ``||min(z, M z + q)||_inf / scale``."""
@@ -73,9 +82,6 @@ class LCP(Problem):
         y = np.maximum(np.asarray(y, dtype=float), 0.0)
         y = y / max(y.sum(), np.finfo(float).tiny)
         return Certificate(kind="farkas", vector=y, description=desc, checks=checks, verified=ok)
-
-    def __repr__(self) -> str:
-        return f"LCP(n={self.n})"
 
 
 def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float]]:
@@ -107,7 +113,7 @@ def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool
     return bool(ok), checks
 
 
-class MixedLCP(Problem):
+class MixedLCP(_Linear):
     """Mixed LCP: ``w = M x + q``; ``w_i = 0`` for free ``i``; ``0 <= x_i ⟂ w_i >= 0`` otherwise.
 
     This is the linear case of Buffo–Maciel eq. (2): the complementarity
@@ -147,18 +153,6 @@ class MixedLCP(Problem):
         M = np.block([[A, B], [C, D]])
         return cls(M, np.concatenate([a, b]), np.arange(p, p + m))
 
-    @property
-    def n(self) -> int:
-        return self.M.shape[0]
-
-    @property
-    def size(self) -> int:
-        return self.n
-
-    def w(self, x: Any) -> np.ndarray:
-        x = self._point(x)
-        return self.M @ x + self.q
-
     def residual(self, x: Any) -> Residual:
         """Natural-map residual of the complementarity rows plus ``||w_free||_inf``."""
         return linear_residual(self.M, self.q, self._point(x), self.free)[0]
@@ -167,7 +161,7 @@ class MixedLCP(Problem):
         return f"MixedLCP(n={self.n}, free={int(self.free.sum())})"
 
 
-class BoxLCP(Problem):
+class BoxLCP(_Linear):
     """Box-constrained LCP (a linear mixed complementarity problem).
 
     Find ``lower <= z <= upper`` with ``w = M z + q`` such that for each ``i``:
@@ -191,18 +185,6 @@ class BoxLCP(Problem):
                 f"must be <= upper; lower[{bad[0] if bad.size else 0}] > upper[{bad[0] if bad.size else 0}]")
         self._freeze()
 
-    @property
-    def n(self) -> int:
-        return self.M.shape[0]
-
-    @property
-    def size(self) -> int:
-        return self.n
-
-    def w(self, z: Any) -> np.ndarray:
-        z = self._point(z, "z")
-        return self.M @ z + self.q
-
     def residual(self, z: Any) -> Residual:
         """``||z - mid(lower, upper, z - w)||_inf / scale`` (the box natural map)."""
         z = self._point(z, "z")
@@ -220,6 +202,3 @@ class BoxLCP(Problem):
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:
         return self.residual(x), self.M @ x + self.q
-
-    def __repr__(self) -> str:
-        return f"BoxLCP(n={self.n})"

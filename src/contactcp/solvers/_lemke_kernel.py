@@ -66,6 +66,15 @@ def _basis_error(AT, b, bas, x):
 
 
 @njit(cache=True, nogil=True)
+def _absmax(v):
+    m = 0.0
+    for i in range(v.shape[0]):
+        if abs(v[i]) > m:
+            m = abs(v[i])
+    return m
+
+
+@njit(cache=True, nogil=True)
 def _column(Binv, a, col, rn):
     """``col = B^-1 a`` and ``rn_i = ||B^-1_i||_1``."""
     n = a.shape[0]
@@ -148,10 +157,7 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
             v = x[i] / -col[i]
             if v < best:
                 best = v
-    xmag = 0.0
-    for i in range(n):
-        if abs(x[i]) > xmag:
-            xmag = abs(x[i])
+    xmag = _absmax(x)
     ncand = 0
     for i in range(n):
         if col[i] < 0.0 and (x[i] / -col[i] - best) * -col[i] <= 1e-12 * xmag:
@@ -191,10 +197,7 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
         # ---- complementary rule: the partner of the leaving variable enters next ----
         nxt = leaving + n if leaving < n else leaving - n
         a = AT[nxt]
-        amax = 0.0
-        for k in range(n):
-            if abs(a[k]) > amax:
-                amax = abs(a[k])
+        amax = _absmax(a)
         # ---- one pass over B^-1: rank-one update fused with the next column
         #      B^-1 a and the row norms ||B^-1_i||_1 of the pivot test ----
         for k in range(n):
@@ -252,10 +255,7 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
             v = x[i] / col[i]
             if v < best:
                 best = v
-        xmag = 0.0
-        for i in range(n):
-            if abs(x[i]) > xmag:
-                xmag = abs(x[i])
+        xmag = _absmax(x)
         m = 0
         for j in range(ncand):
             i = cand[j]
