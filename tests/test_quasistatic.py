@@ -219,3 +219,55 @@ def test_cli_quasistatic_json(tmp_path, capsys):
     bad.write_text(json.dumps({**data_set(1).to_dict(), "mu": [0.5, -1, 0.3]}))
     assert main(["quasistatic", str(bad)]) == 2
     assert "mu[1]" in capsys.readouterr().err
+
+
+def test_revolute_chain_jacobian_matches_finite_differences():
+    from contactcp.models import revolute_chain_jacobian
+    base, L, q = np.array([0.2, -0.1]), np.array([0.5, 0.4, 0.3]), np.array([0.3, -0.7, 0.4])
+    link, s = 2, 0.6  # material point 60 % along link 2
+
+    def point(angles):
+        p, phi = base.copy(), 0.0
+        for j in range(link + 1):
+            phi += angles[j]
+            p = p + (L[j] * (s if j == link else 1.0)) * np.array([np.cos(phi), np.sin(phi)])
+        return p
+
+    n = np.array([np.cos(1.1), np.sin(1.1)])
+    jn, jt = revolute_chain_jacobian(base, L, q, link, point(q), n)
+    t = np.array([-n[1], n[0]])
+    h = 1e-7
+    for j in range(3):
+        dq = np.zeros(3)
+        dq[j] = h
+        dp = (point(q + dq) - point(q - dq)) / (2 * h)
+        assert abs(jn[j] - n @ dp) < 1e-7 and abs(jt[j] - t @ dp) < 1e-7
+
+
+def test_two_link_chains_holding_a_disc():
+    # a disc pinched by two 2-link planar fingers, joints velocity controlled at rest: equilibrium with gravity
+    from contactcp.models import revolute_chain_jacobian
+    pts = np.array([[-0.5, 0.0], [0.5, 0.0]])
+    nrm = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    rows_n, rows_t = [], []
+    for i, (base, sgn) in enumerate((([-1.3, -0.4], 1.0), ([1.3, -0.4], -1.0))):
+        L = np.array([0.5, 0.5])
+        # choose angles so the tip of link 1 reaches the contact point
+        d = pts[i] - np.array(base)
+        c2 = (d @ d - 0.5) / 0.5
+        q2 = -sgn * np.arccos(np.clip(c2, -1, 1))
+        q1 = np.arctan2(d[1], d[0]) - np.arctan2(0.5 * np.sin(q2), 0.5 + 0.5 * np.cos(q2))
+        jn, jt = revolute_chain_jacobian(base, L, [q1, q2], 1, pts[i], nrm[i])
+        z = np.zeros(2)
+        rows_n.append(np.concatenate([jn, z] if i == 0 else [z, jn]))
+        rows_t.append(np.concatenate([jt, z] if i == 0 else [z, jt]))
+    prob = PlanarQuasistaticProblem.from_geometry(pts, nrm, [0.8, 0.8], [0.0, -1.0, 0.0], J_n=np.array(rows_n),
+                                                  J_t=np.array(rows_t), theta_dot=np.zeros(4))
+    out = solve_quasistatic(prob, "exact")
+    assert out.success
+    s = out.solutions[0]
+    # friction carries the weight: c_t sums to 1 along +y; both contacts loaded, object at rest
+    assert s.modes == ["rolling", "rolling"] and s.loaded.all()
+    np.testing.assert_allclose(s.qdot, 0.0, atol=1e-12)
+    assert np.all(np.abs(s.c_t) <= 0.8 * s.c_n + 1e-12)
+    assert s.max_violation < 1e-12
