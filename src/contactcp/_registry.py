@@ -140,7 +140,8 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
     tol : the tolerance on the problem's own scaled residual for ``SOLVED``.
     **options : passed to the method; unknown names raise :class:`InvalidOptionError`.
     """
-    _ensure_loaded()
+    if not _LOADED:
+        _ensure_loaded()
     if not isinstance(problem, Problem):
         raise InvalidProblemError("problem", f"must be a contactcp problem (LCP, UCP, ...), got {type(problem).__name__}")
     if type(tol) is not float or not 0.0 < tol < math.inf:
@@ -148,10 +149,11 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
         tol = float(tol)
     spec = _lookup(problem, method)
-    for key in options:
-        if key not in spec.options:
-            raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
-                                          f"{', '.join(spec.options) or 'none'}")
+    if options:
+        for key in options:
+            if key not in spec.options:
+                raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
+                                              f"{', '.join(spec.options) or 'none'}")
     t0 = time.perf_counter()
     try:
         raw = spec.func(problem, tol, **options)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
 from .._validate import index_mask, matrix, vector
 from ._base import Problem, linear_residual, require, term_scale
@@ -59,11 +60,15 @@ class LCP(_Linear):
     kind = "LCP"
 
     def __init__(self, M: Any, q: Any):
-        self.M = matrix(M, "M", square=True)
-        self.q = vector(q, "q", self.M.shape[0])
-        require(self.M.shape[0] >= 1, "M", "must have at least one row")
-        self._free = _no_free(self.M.shape[0])
-        self._freeze()
+        M = matrix(M, "M", square=True)
+        n = M.shape[0]
+        if n < 1:
+            raise InvalidProblemError("M", "must have at least one row")
+        setattr_ = object.__setattr__
+        setattr_(self, "M", M)
+        setattr_(self, "q", vector(q, "q", n))
+        setattr_(self, "_free", _no_free(n))
+        setattr_(self, "_frozen", True)
 
     def residual(self, z: Any) -> Residual:
         """Scaled natural-map residual ``||min(z, M z + q)||_inf / scale``."""

@@ -158,6 +158,16 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     (:mod:`contactcp.solvers._reductions`); the answer is certified against the
     original problem.
     """
+    if type(problem) is LCP and d is None and basis is None and max_iter is None and piv_tol == 1e-11 \
+            and lexicographic is True and check_every == 16:
+        # the common case, kept lean: many small LCPs are solved one call at a time
+        n = problem.q.shape[0]
+        out = K.lemke_cold_solve(problem.M, problem.q, _NO_D, max(1000, 50 * n), 1e-11, True, 16)
+        if out[0] == K.SOLVED:
+            pivots = int(out[1])
+            return Raw(out[4:4 + n], Status.SOLVED, pivots, _STATUS_TEXT[K.SOLVED],
+                       stats={"pivots": pivots, "refactorizations": int(out[2]),
+                              "z_basic": out[4 + 2 * n:].astype(bool), "start": "cold start"})
     if isinstance(problem, LCP):
         return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
                          lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed)
