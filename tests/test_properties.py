@@ -2,6 +2,7 @@
 NO_SOLUTION certificate is a real proof."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -36,8 +37,11 @@ def test_no_method_claims_an_uncertified_solution(data, method):
     elif r.status is Status.NO_SOLUTION:
         if r.certificate.kind == "farkas":
             assert farkas_holds(M, q, r.certificate.vector)
-        # no solution at any nonsingular complementary basis either (a necessary condition)
-        assert brute_force_lcp(M, q, tol=1e-12) == []
+        # no solution at any nonsingular complementary basis either (a necessary
+        # condition), except beyond the norm bound a tolerance-level proof states
+        bound = r.certificate.checks.get("norm1_bound", np.inf) if r.certificate else np.inf
+        near = [z for z in brute_force_lcp(M, q, tol=1e-12) if np.abs(z).sum() < 0.99 * bound]
+        assert near == []
 
 
 @settings(max_examples=150, deadline=None)
@@ -65,3 +69,18 @@ def test_batch_agrees_with_single_solve_status(data):
         Status.RAY_TERMINATION, Status.NO_SOLUTION}
     if single.success:
         np.testing.assert_allclose(batch.x[0], single.x, atol=1e-9)
+
+
+def test_tolerance_level_farkas_proof_states_its_norm_bound():
+    # found by hypothesis: M has a 1e-10 entry, the only solution is z_5 = 1e10
+    M = np.zeros((6, 6))
+    M[4, 5], M[5, 4] = 1e-10, 1.0
+    q = np.zeros(6)
+    q[4] = -1.0
+    r = ccp.solve(ccp.LCP(M, q), "lemke", tol=1e-9)
+    if r.status is Status.NO_SOLUTION:
+        bound = r.certificate.checks["norm1_bound"]
+        assert bound == pytest.approx(1e10, rel=1e-6)
+        assert "||z||_1 < 1.000e+10" in r.certificate.description
+    else:
+        assert r.status is Status.SOLVED and r.x[5] == pytest.approx(1e10)

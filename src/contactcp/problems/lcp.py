@@ -82,6 +82,10 @@ class LCP(_Linear):
         ok, checks = self.check_certificate(y, tol)
         desc = ("y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 "
                 "(Farkas' lemma)")
+        bound = checks.get("norm1_bound", np.inf)
+        if ok and np.isfinite(bound):
+            desc += (f"; M^T y <= 0 holds only to {checks['MTy_max']:.1e} (relative), so the proof "
+                     f"is: no solution with ||z||_1 < {bound:.3e}")
         if source:
             desc += f"; {source}"
         y = np.maximum(np.asarray(y, dtype=float), 0.0)
