@@ -1,0 +1,106 @@
+"""One call from a multibody contact state to certified forces, accelerations and modes.
+
+>>> import numpy as np
+>>> from contactcp.models import RigidBody, Contact, MultibodySystem
+>>> block = RigidBody(mass=1.0, wrench=[2.0, 0, -9.81, 0, 0, 0])   # pushed sideways
+>>> contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=0.5) for x in (-1, 1) for y in (-1, 1)]
+>>> out = solve_dynamic(MultibodySystem([block], contacts), friction="pyramid")
+>>> out.status.name, sorted({c.mode for c in out.contacts})
+('SOLVED', ['rolling'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._registry import DEFAULT_TOL, solve
+from .errors import InvalidOptionError
+from .formulations.dynamic_cone import cone_forces, cone_problem
+from .formulations.pyramid_lcp import pyramid_lcp
+from .interpret.dynamic import ContactOutcome, check_dynamic, classify
+from .models.system import ContactDynamics, MultibodySystem
+from .result import Result, Status
+
+__all__ = ["DynamicResult", "solve_dynamic", "CHECK_TOL"]
+
+#: tolerance of the independent check of the original contact conditions
+CHECK_TOL = 1e-7
+
+
+@dataclass
+class DynamicResult:
+    """The certified complementarity result plus the mechanics.
+
+    ``status`` is the solver's (certified) status, downgraded to ``INACCURATE``
+    when the independent check of the original conditions exceeds ``check_tol``.
+    """
+
+    dynamics: ContactDynamics
+    friction: str
+    result: Result
+    contacts: list[ContactOutcome] = field(default_factory=list)
+    accelerations: np.ndarray | None = None
+    max_violation: float = float("nan")
+    theorem2: dict[str, Any] = field(default_factory=dict)
+    status: Status = Status.NUMERICAL_FAILURE
+    check_tol: float = CHECK_TOL
+
+    @property
+    def success(self) -> bool:
+        return self.status is Status.SOLVED
+
+    @property
+    def c(self) -> np.ndarray | None:
+        return None if not self.contacts else np.concatenate([o.c for o in self.contacts])
+
+    @property
+    def a(self) -> np.ndarray | None:
+        return None if not self.contacts else np.concatenate([o.a for o in self.contacts])
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.result
+        return {
+            "status": self.status.name, "success": self.success,
+            "residual": None if r.residual is None else float(r.residual.value),
+            "max_violation": float(self.max_violation), "method": r.method, "friction": self.friction,
+            "iterations": r.iterations, "time": r.time, "message": r.message,
+            "theorem2": self.theorem2,
+            "contacts": [o.to_dict() for o in self.contacts],
+        }
+
+
+def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "pyramid",
+                  method: str | None = None, tol: float = DEFAULT_TOL, check_tol: float = CHECK_TOL,
+                  **options: Any) -> DynamicResult:
+    """Contact forces, relative accelerations and modes of a contact state.
+
+    ``friction="pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp`
+    (default method ``"lemke"``; ``"interior-point"``, ``"bpp"`` also apply);
+    ``friction="cone"`` the Coulomb-cone problem (default ``"newton"``).
+    """
+    cd = system.dynamics() if isinstance(system, MultibodySystem) else system
+    if friction not in ("pyramid", "cone"):
+        raise InvalidOptionError("friction", f"must be 'pyramid' or 'cone', got {friction!r}")
+    thm = cd.theorem2()
+    if friction == "pyramid":
+        form = pyramid_lcp(cd)
+        res = solve(form.lcp, method or "lemke", tol=tol, **options)
+        to_c = form.forces
+    else:
+        prob = cone_problem(cd)
+        res = solve(prob, method or "newton", tol=tol, **options)
+        to_c = lambda r: cone_forces(cd, r)  # noqa: E731
+    out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol)
+    if res.x is None:
+        return out
+    c = to_c(res.x)
+    viol, a, Vdot = check_dynamic(cd, c, friction)
+    out.contacts = classify(cd, c, a)
+    out.accelerations = Vdot
+    out.max_violation = viol
+    if res.status is Status.SOLVED and not viol <= check_tol:
+        out.status = Status.INACCURATE
+    return out

@@ -1,0 +1,102 @@
+"""Point contacts with Coulomb friction: frame, partner, friction coefficient and state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidProblemError
+from .._validate import vector
+
+__all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
+
+
+@dataclass(frozen=True)
+class Ground:
+    """The fixed world."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A point fixed to link ``link`` (0-based joint index) of arm ``arm``."""
+
+    arm: int
+    link: int
+
+
+@dataclass(frozen=True)
+class Body:
+    """Another passive object (index into the system's bodies)."""
+
+    index: int
+
+
+def contact_frame(normal: np.ndarray, tangent: np.ndarray | None = None) -> np.ndarray:
+    """``[n, t, o]`` as columns: ``n`` unit, ``t`` the given tangent (or one chosen), ``o = n x t``."""
+    n = normal / np.linalg.norm(normal)
+    if tangent is None:
+        helper = np.eye(3)[int(np.argmin(np.abs(n)))]
+        t = np.cross(n, helper)
+    else:
+        t = tangent - (tangent @ n) * n
+    t = t / np.linalg.norm(t)
+    return np.column_stack([n, t, np.cross(n, t)])
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A frictional point contact on object ``body``.
+
+    The contact force ``c = c_n n + c_t t + c_o o`` acts on object ``body``
+    at ``point`` (world), and ``-c`` on ``other`` (the ground, a manipulator
+    link, or another object).  ``normal`` is the inward normal of ``body``'s
+    surface (unit within 1e-6).
+
+    ``state`` is ``"rolling"`` (zero relative tangential velocity) or
+    ``"sliding"``; for a sliding contact, ``v_t`` gives the relative tangential
+    velocity (``(v_t, v_o)``, or one number in a planar system) — None takes
+    it from the bodies' velocities.
+    """
+
+    body: int
+    point: Any
+    normal: Any
+    mu: float
+    other: Any = Ground()
+    tangent: Any = None
+    state: str = "rolling"
+    v_t: Any = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        label = self.name or "contact"
+        s = object.__setattr__
+        s(self, "point", vector(self.point, f"{label}.point", 3))
+        n = vector(self.normal, f"{label}.normal", 3)
+        if abs(np.linalg.norm(n) - 1.0) > 1e-6:
+            raise InvalidProblemError(f"{label}.normal", f"must be a unit vector, has norm {np.linalg.norm(n):.6g}")
+        if self.tangent is not None:
+            t = vector(self.tangent, f"{label}.tangent", 3)
+            if np.linalg.norm(t - (t @ n) * n) < 1e-9:
+                raise InvalidProblemError(f"{label}.tangent", "is parallel to the normal")
+        s(self, "normal", n)
+        mu = float(self.mu)
+        if not np.isfinite(mu) or mu < 0:
+            raise InvalidProblemError(f"{label}.mu", f"friction coefficient must be >= 0 and finite, got {self.mu}")
+        s(self, "mu", mu)
+        if self.state not in ("rolling", "sliding"):
+            raise InvalidProblemError(f"{label}.state", f"must be 'rolling' or 'sliding', got {self.state!r}")
+        if not isinstance(self.other, (Ground, Link, Body)):
+            raise InvalidProblemError(f"{label}.other", "must be Ground(), Link(arm, link) or Body(index)")
+        if self.v_t is not None:
+            vt = np.atleast_1d(np.asarray(self.v_t, dtype=float))
+            if vt.ndim != 1 or vt.size not in (1, 2) or not np.all(np.isfinite(vt)):
+                raise InvalidProblemError(f"{label}.v_t", "must be 1 or 2 finite numbers")
+            s(self, "v_t", vt)
+
+    @property
+    def frame(self) -> np.ndarray:
+        """``C = [n, t, o]`` (columns)."""
+        return contact_frame(self.normal, self.tangent)

@@ -1,0 +1,253 @@
+"""Objects, manipulators and contacts assembled into the map ``a = A c + b``.
+
+Generalised velocities ``V = (twists of the objects, joint velocities of the
+arms)``.  With the contact forces ``c`` (per contact ``(c_n, c_t, c_o)`` in
+the contact frame) the equations of motion (Buffo–Maciel (7), (9)) read
+
+    ``M dV/dt = f + H c``,    ``f = (g_obj + h_obj ; tau - g_man - h_man)``,
+
+where the columns of ``H`` for contact ``j`` are ``W_ij = [C; [r]_x C]`` on the
+object (eq. (5)), ``-W`` on a second object and ``-J^T C`` on a manipulator
+(``J`` the linear-velocity Jacobian of the contact point on the link).  The
+relative velocity in the contact frame is ``v = H^T V`` (eq. (10)) and the
+relative acceleration (eq. (11))
+
+    ``a = H^T dV/dt + k = A c + b``,  ``A = H^T M^-1 H``,  ``b = H^T M^-1 f + k``
+
+(eqs. (21)–(24)); ``k`` holds the velocity-product terms ``dW/dt qdot -
+dJ/dt thetadot``: the centripetal accelerations ``omega x (omega x r)`` of
+object points and ``dJ/dt thetadot`` of link points, expressed in the contact
+frame, which is taken as fixed in the world at this instant (curvature terms of
+the contact kinematics are not modelled).
+
+A planar system keeps ``(v_x, v_y, omega_z)`` of each object and the normal
+and one tangent per contact (the plane is ``z = 0``; default tangent
+``t = z x n``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import InvalidProblemError
+from .._validate import vector
+from .bodies import RigidBody
+from .contacts import Body, Contact, Ground, Link, contact_frame
+
+__all__ = ["Arm", "MultibodySystem", "ContactDynamics"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A manipulator (see :mod:`contactcp.models.manipulator`) in a given state."""
+
+    manipulator: Any
+    q: Any
+    qdot: Any = None
+    tau: Any = None
+
+    def __post_init__(self) -> None:
+        n = self.manipulator.n
+        name = getattr(self.manipulator, "name", "arm")
+        s = object.__setattr__
+        s(self, "q", vector(self.q, f"{name}.q", n))
+        s(self, "qdot", np.zeros(n) if self.qdot is None else vector(self.qdot, f"{name}.qdot", n))
+        s(self, "tau", np.zeros(n) if self.tau is None else vector(self.tau, f"{name}.tau", n))
+
+
+def _skew(r: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+@dataclass
+class ContactDynamics:
+    """``a = A c + b`` with everything needed to interpret a solution.
+
+    ``A``, ``b`` are ordered contact by contact (``(n, t, o)`` or ``(n, t)``);
+    ``sliding[i]`` says whether contact ``i`` slides, with tangential relative
+    velocity ``v_t[i]``.  ``H``, ``M``, ``f``, ``k`` reproduce the equations of
+    motion so that answers can be checked against them directly.
+    """
+
+    A: np.ndarray
+    b: np.ndarray
+    mu: np.ndarray
+    dim: int
+    sliding: np.ndarray
+    v_t: np.ndarray
+    H: np.ndarray
+    M: np.ndarray
+    f: np.ndarray
+    k: np.ndarray
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def n_c(self) -> int:
+        return self.mu.shape[0]
+
+    def accelerations(self, c: np.ndarray) -> np.ndarray:
+        """``dV/dt = M^-1 (f + H c)``."""
+        return sla.solve(self.M, self.f + self.H @ c, assume_a="pos")
+
+    def theorem2(self) -> dict[str, Any]:
+        """The existence condition of Trinkle–Pang–Sudarsky–Lo (1995), Theorem 2.
+
+        The system Jacobian ``H`` has full column rank (then ``A`` is symmetric
+        positive definite), and, with sliding contacts, the friction-modified
+        matrix of Buffo–Maciel eq. (26) stays positive definite (its symmetric
+        part's smallest eigenvalue is reported).
+        """
+        m = self.H.shape[1]
+        sv = np.linalg.svd(self.H, compute_uv=False) if m else np.zeros(0)
+        tol = (sv.max() if sv.size else 0.0) * max(self.H.shape) * np.finfo(float).eps
+        rank = int((sv > tol).sum())
+        out: dict[str, Any] = {"H_shape": list(self.H.shape), "rank": rank,
+                               "full_column_rank": rank == m,
+                               "sigma_min": float(sv.min()) if sv.size else 0.0}
+        if self.sliding.any():
+            from ..formulations.dynamic_cone import sliding_substituted
+            At = sliding_substituted(self)
+            ev = float(np.linalg.eigvalsh(0.5 * (At + At.T)).min())
+            out["A_tilde_min_sym_eig"] = ev
+            out["A_tilde_positive_definite"] = ev > 0
+        out["holds"] = bool(out["full_column_rank"] and out.get("A_tilde_positive_definite", True))
+        return out
+
+
+class MultibodySystem:
+    """Objects, arms and contacts; :meth:`dynamics` builds ``a = A c + b``.
+
+    Parameters
+    ----------
+    bodies : sequence of :class:`RigidBody`
+    contacts : sequence of :class:`Contact`
+    arms : sequence of :class:`Arm`
+    planar : keep the motion in the plane ``z = 0`` (3 DOF per object, one tangent)
+    """
+
+    def __init__(self, bodies: Sequence[RigidBody], contacts: Sequence[Contact],
+                 arms: Sequence[Arm] = (), planar: bool = False):
+        self.bodies = list(bodies)
+        self.arms = list(arms)
+        self.contacts = list(contacts)
+        self.planar = bool(planar)
+        if not self.contacts:
+            raise InvalidProblemError("contacts", "at least one contact is needed")
+        nb = len(self.bodies)
+        for j, c in enumerate(self.contacts):
+            label = c.name or f"contacts[{j}]"
+            if not 0 <= c.body < nb:
+                raise InvalidProblemError(f"{label}.body", f"index {c.body} out of range (0..{nb - 1})")
+            if isinstance(c.other, Body) and not (0 <= c.other.index < nb and c.other.index != c.body):
+                raise InvalidProblemError(f"{label}.other", f"body index {c.other.index} invalid")
+            if isinstance(c.other, Link):
+                if not 0 <= c.other.arm < len(self.arms):
+                    raise InvalidProblemError(f"{label}.other", f"arm index {c.other.arm} out of range")
+                if not 0 <= c.other.link < self.arms[c.other.arm].manipulator.n:
+                    raise InvalidProblemError(f"{label}.other", f"link index {c.other.link} out of range")
+            if self.planar and (abs(c.normal[2]) > 1e-9 or abs(c.point[2]) > 1e-9):
+                raise InvalidProblemError(f"{label}.normal", "a planar system needs normals and points in z = 0")
+        self.dim = 2 if self.planar else 3
+        self._bdof = 3 if self.planar else 6
+        self._arm_offsets = np.cumsum([0] + [a.manipulator.n for a in self.arms])
+        self.n_dof = nb * self._bdof + int(self._arm_offsets[-1])
+
+    # -- generalised coordinates -------------------------------------------------
+    def _body_sel(self) -> np.ndarray:
+        return np.array([0, 1, 5]) if self.planar else np.arange(6)
+
+    def _frame(self, c: Contact) -> np.ndarray:
+        if self.planar:
+            t = np.cross([0.0, 0.0, 1.0], c.normal) if c.tangent is None else c.tangent
+            return contact_frame(c.normal, t)[:, :2]
+        return contact_frame(c.normal, c.tangent)
+
+    def velocities(self) -> np.ndarray:
+        sel = self._body_sel()
+        parts = [b.twist[sel] for b in self.bodies] + [a.qdot for a in self.arms]
+        return np.concatenate(parts)
+
+    def mass_matrix(self) -> np.ndarray:
+        sel = self._body_sel()
+        blocks = [b.mass_matrix()[np.ix_(sel, sel)] for b in self.bodies]
+        blocks += [np.asarray(a.manipulator.mass_matrix(a.q)) for a in self.arms]
+        return sla.block_diag(*blocks)
+
+    def forces(self) -> np.ndarray:
+        sel = self._body_sel()
+        parts = [(b.wrench + b.velocity_product())[sel] for b in self.bodies]
+        for a in self.arms:
+            m = a.manipulator
+            parts.append(a.tau - m.gravity_torques(a.q) - m.coriolis_torques(a.q, a.qdot))
+        return np.concatenate(parts)
+
+    def _link_point(self, link: Link, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World Jacobian (3 x n) and bias acceleration of the link point at world ``x``."""
+        arm = self.arms[link.arm]
+        T = np.asarray(arm.manipulator.link_pose(arm.q, link.link))
+        local = T[:3, :3].T @ (x - T[:3, 3])
+        J = np.asarray(arm.manipulator.point_jacobian(arm.q, link.link, local))
+        acc = np.asarray(arm.manipulator.point_bias_acceleration(arm.q, arm.qdot, link.link, local))
+        return J, acc
+
+    def contact_jacobian(self) -> tuple[np.ndarray, np.ndarray]:
+        """``H`` (n_dof x d n_c) and the velocity-product accelerations ``k`` (d n_c)."""
+        d, bd = self.dim, self._bdof
+        sel = self._body_sel()
+        H = np.zeros((self.n_dof, d * len(self.contacts)))
+        k = np.zeros(d * len(self.contacts))
+        for j, c in enumerate(self.contacts):
+            C = self._frame(c)
+            cols = slice(d * j, d * j + d)
+            body = self.bodies[c.body]
+            r = c.point - body.p
+            Wfull = np.vstack([C, _skew(r) @ C])
+            H[c.body * bd:(c.body + 1) * bd, cols] += Wfull[sel]
+            acc = np.cross(body.omega, np.cross(body.omega, r))
+            if isinstance(c.other, Body):
+                ob = self.bodies[c.other.index]
+                ro = c.point - ob.p
+                H[c.other.index * bd:(c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
+                acc = acc - np.cross(ob.omega, np.cross(ob.omega, ro))
+            elif isinstance(c.other, Link):
+                J, bias = self._link_point(c.other, c.point)
+                off = len(self.bodies) * bd + int(self._arm_offsets[c.other.arm])
+                H[off:off + J.shape[1], cols] -= J.T @ C
+                acc = acc - bias
+            k[cols] = C.T @ acc
+        return H, k
+
+    def dynamics(self) -> ContactDynamics:
+        """Assemble ``a = A c + b`` (Buffo–Maciel (21)–(24))."""
+        H, k = self.contact_jacobian()
+        M = self.mass_matrix()
+        f = self.forces()
+        try:
+            L = sla.cho_factor(M)
+        except np.linalg.LinAlgError:
+            raise InvalidProblemError("mass matrix", "is singular or not positive definite") from None
+        MiH = sla.cho_solve(L, H)
+        A = H.T @ MiH
+        A = 0.5 * (A + A.T)
+        b = H.T @ sla.cho_solve(L, f) + k
+        d = self.dim
+        v = (H.T @ self.velocities()).reshape(-1, d)
+        mu = np.array([c.mu for c in self.contacts])
+        sliding = np.array([c.state == "sliding" for c in self.contacts])
+        v_t = np.zeros((len(self.contacts), d - 1))
+        for j, c in enumerate(self.contacts):
+            if c.state != "sliding":
+                continue
+            vt = v[j, 1:] if c.v_t is None else c.v_t
+            if vt.size != d - 1:
+                raise InvalidProblemError(f"{c.name or f'contacts[{j}]'}.v_t", f"needs {d - 1} component(s)")
+            if not np.linalg.norm(vt) > 0:
+                raise InvalidProblemError(f"{c.name or f'contacts[{j}]'}.v_t",
+                                          "a sliding contact needs a nonzero tangential velocity")
+            v_t[j] = vt
+        names = [c.name or f"C{j + 1}" for j, c in enumerate(self.contacts)]
+        return ContactDynamics(A, b, mu, d, sliding, v_t, H, M, f, k, names)

@@ -1,0 +1,157 @@
+"""The local frictional contact problem with Coulomb's cone (FC3D / FC2D).
+
+Given ``W`` (square, size ``d n_c``), ``q`` and friction coefficients ``mu``,
+find reactions ``r`` and relative velocities (or accelerations) ``u = W r + q``
+such that, for every contact ``i`` (components ordered normal first, then the
+``d - 1`` tangential ones),
+
+    ``K_i = {r : ||r_T|| <= mu_i r_N}  ∋  r_i  ⟂  u_i + mu_i ||u_T,i|| e_N  ∈  K_i^*``
+
+(De Saxcé's bipotential form of Coulomb's law; with the acceleration map
+``a = A c + b`` of Buffo–Maciel eqs. (21)–(24) it is their quadratic law
+(15)–(20) for rolling contacts).  This is the problem stored in FCLIB files
+(``W, q, mu``) and solved by Siconos' ``fc3d`` solvers.
+
+The residual is the one of the friction-contact literature (Siconos'
+``fc3d_compute_error``): the 2-norm over contacts of the natural map
+``r_i - P_{K_i}(r_i - u_i - mu_i ||u_T,i|| e_N)``, divided by ``||q||``
+(by 1 when ``q = 0``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InvalidProblemError
+from ..result import Residual
+from .._validate import matrix, vector
+from ._base import Problem, require
+
+__all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
+
+
+def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
+    """Project each ``d``-block of ``x`` on ``{||x_T|| <= mu x_N}`` (vectorised)."""
+    X = x.reshape(-1, d)
+    xn = X[:, 0]
+    xt = X[:, 1:]
+    nt = np.sqrt(np.einsum("ij,ij->i", xt, xt))
+    out = np.empty_like(X)
+    inside = nt <= mu * xn
+    polar = mu * nt <= -xn
+    mid = ~(inside | polar)
+    out[inside] = X[inside]
+    out[polar] = 0.0
+    if mid.any():
+        m = mu[mid]
+        pn = (m * nt[mid] + xn[mid]) / (1.0 + m * m)
+        out[mid, 0] = pn
+        out[mid, 1:] = (m * pn / nt[mid])[:, None] * xt[mid]
+    return out.reshape(-1)
+
+
+def cone_violation(x: np.ndarray, mu: np.ndarray, d: int) -> float:
+    """Largest violation of ``||x_T|| <= mu x_N`` and ``x_N >= 0`` over the blocks."""
+    X = x.reshape(-1, d)
+    nt = np.sqrt(np.einsum("ij,ij->i", X[:, 1:], X[:, 1:]))
+    return float(max(0.0, np.max(nt - mu * X[:, 0], initial=0.0), np.max(-X[:, 0], initial=0.0)))
+
+
+def desaxce(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
+    """``u_i + mu_i ||u_T,i|| e_N`` for every contact (the modified velocity)."""
+    U = u.reshape(-1, d).copy()
+    U[:, 0] += mu * np.sqrt(np.einsum("ij,ij->i", U[:, 1:], U[:, 1:]))
+    return U.reshape(-1)
+
+
+class FrictionContactProblem(Problem):
+    """Find ``r`` in the Coulomb cones with ``u = W r + q`` satisfying Coulomb's law.
+
+    Parameters
+    ----------
+    W : (d n_c, d n_c) array or scipy sparse matrix (the Delassus operator)
+    q : (d n_c,) vector
+    mu : (n_c,) friction coefficients, >= 0 (a scalar is broadcast)
+    dim : 3 (spatial: normal, two tangents) or 2 (planar: normal, one tangent)
+    """
+
+    kind = "FrictionContact"
+
+    def __init__(self, W: Any, q: Any, mu: Any, dim: int = 3):
+        if dim not in (2, 3):
+            raise InvalidProblemError("dim", f"must be 2 or 3, got {dim!r}")
+        if sp.issparse(W):
+            W = sp.csr_matrix(W, dtype=np.float64)
+            require(W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
+            require(bool(np.all(np.isfinite(W.data))), "W", "contains NaN or inf")
+            W.data.setflags(write=False)
+        else:
+            W = matrix(W, "W", square=True)
+        m = W.shape[0]
+        require(m >= dim and m % dim == 0, "W", f"size {m} is not a positive multiple of dim = {dim}")
+        n_c = m // dim
+        mu_arr = np.asarray(mu, dtype=float)
+        if mu_arr.ndim == 0:
+            mu_arr = np.full(n_c, float(mu_arr))
+        mu_arr = vector(mu_arr, "mu", n_c)
+        if (mu_arr < 0).any():
+            i = int(np.argmax(mu_arr < 0))
+            raise InvalidProblemError(f"mu[{i}]", f"friction coefficient must be >= 0, got {mu_arr[i]}")
+        self.W = W
+        self.q = vector(q, "q", m)
+        self.mu = mu_arr
+        self.dim = int(dim)
+        self._freeze()
+
+    @property
+    def n_c(self) -> int:
+        return self.q.shape[0] // self.dim
+
+    @property
+    def size(self) -> int:
+        return self.q.shape[0]
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.W)
+
+    def u(self, r: Any) -> np.ndarray:
+        """``W r + q``."""
+        return self.W @ self._point(r, "r") + self.q
+
+    def natural_map(self, r: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """``r - P_K(r - u - mu ||u_T|| e_N)`` (zero exactly at solutions)."""
+        return r - project_cones(r - desaxce(u, self.mu, self.dim), self.mu, self.dim)
+
+    def residual(self, r: Any) -> Residual:
+        """Siconos' error measure: ``||natural map||_2 / ||q||_2`` (``/1`` if q = 0)."""
+        return self._certify(self._point(r, "r"), None)[0]
+
+    def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
+        r = np.asarray(x, dtype=float).reshape(-1)
+        if r.shape != (self.size,):
+            raise InvalidProblemError("r", f"solver returned length {r.size}, expected {self.size}")
+        u = self.W @ r + self.q
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(u))):
+            inf = float("inf")
+            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u
+        nat = float(np.linalg.norm(self.natural_map(r, u)))
+        nq = float(np.linalg.norm(self.q))
+        scale = nq if nq > np.finfo(float).tiny else 1.0
+        uhat = desaxce(u, self.mu, self.dim)
+        dual_viol = _dual_cone_violation(uhat, self.mu, self.dim)
+        return Residual(nat / scale, nat, cone_violation(r, self.mu, self.dim), dual_viol,
+                        float(abs(r @ uhat)), 0.0, scale), u
+
+    def __repr__(self) -> str:
+        return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"
+
+
+def _dual_cone_violation(uhat: np.ndarray, mu: np.ndarray, d: int) -> float:
+    """Violation of ``uhat_i in K_i^* = {mu ||u_T|| <= u_N}`` (for mu = 0: ``u_N >= 0``)."""
+    U = uhat.reshape(-1, d)
+    nt = np.sqrt(np.einsum("ij,ij->i", U[:, 1:], U[:, 1:]))
+    return float(max(0.0, np.max(mu * nt - U[:, 0], initial=0.0)))
