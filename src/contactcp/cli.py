@@ -71,6 +71,47 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
     return 0 if out.success else 1
 
 
+def _cmd_dynamic(args: argparse.Namespace) -> int:
+    from .dynamic import solve_dynamic
+    from .errors import InvalidProblemError
+    from .models.scene import load_system
+    from .scenarios.random_dynamic import random_system
+
+    if (args.random is None) == (args.file is None):
+        raise InvalidProblemError("dynamic", "give exactly one of --random N or FILE.json")
+    system = random_system(args.random, seed=args.seed) if args.random is not None else load_system(args.file)
+    out = solve_dynamic(system, friction=args.friction, method=args.method, tol=args.tol)
+    if args.json:
+        print(json.dumps(out.to_dict(), default=float))
+    else:
+        r = out.result
+        print(f"{args.friction} friction, {len(out.contacts)} contacts; method {r.method}")
+        print(f"status: {out.status.name}; residual {r.residual.value if r.residual else float('nan'):.3e}; "
+              f"check of the original conditions {out.max_violation:.3e}; {r.iterations} iterations, {r.time:.3g} s")
+        print(f"Theorem 2 (full column rank, A~ positive definite): {out.theorem2.get('holds')}")
+        for o in out.contacts:
+            print(f"  {o.name:6s} c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
+                  f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+    return 0 if out.success else 1
+
+
+def _cmd_fclib(args: argparse.Namespace) -> int:
+    from . import solve
+    from .io_fclib import read_local
+
+    problem = read_local(args.file).to_problem()
+    result = solve(problem, method=args.method, tol=args.tol)
+    if args.json:
+        d = result.to_dict()
+        print(json.dumps({"status": d["status"], "success": d["success"], "residual": d["residual"],
+                          "iterations": d["iterations"], "r": d["x"], "u": d["w"], "method": d["method"],
+                          "message": d["message"], "time": d["time"]}))
+    else:
+        print(f"FCLIB local problem from {args.file}: {problem.n_c} contacts, dim {problem.dim}")
+        print(result.summary())
+    return 0 if result.success else 1
+
+
 def _cmd_methods(args: argparse.Namespace) -> int:
     from ._registry import method_info, methods
 
@@ -116,6 +157,23 @@ def build_parser() -> argparse.ArgumentParser:
     qs.add_argument("--tol", type=float, default=1e-9)
     qs.add_argument("--json", action="store_true", help="print one JSON object")
     qs.set_defaults(func=_cmd_quasistatic)
+
+    dy = sub.add_parser("dynamic", help="spatial dynamic contact: forces, accelerations and contact modes")
+    dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.models.scene)")
+    dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
+    dy.add_argument("--seed", type=int, default=0)
+    dy.add_argument("--friction", default="pyramid", choices=["pyramid", "cone"])
+    dy.add_argument("--method", default=None, help="pyramid: lemke, interior-point, bpp; cone: newton, nsgs")
+    dy.add_argument("--tol", type=float, default=1e-9)
+    dy.add_argument("--json", action="store_true", help="print one JSON object")
+    dy.set_defaults(func=_cmd_dynamic)
+
+    fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
+    fc.add_argument("file")
+    fc.add_argument("--method", default="newton", help="newton (default) or nsgs")
+    fc.add_argument("--tol", type=float, default=1e-9)
+    fc.add_argument("--json", action="store_true", help="print one JSON object")
+    fc.set_defaults(func=_cmd_fclib)
 
     m = sub.add_parser("methods", help="list the registered methods")
     m.set_defaults(func=_cmd_methods)

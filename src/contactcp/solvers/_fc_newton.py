@@ -33,13 +33,23 @@ from ..result import Status
 
 
 def default_rho(problem: FrictionContactProblem) -> np.ndarray:
-    """``rho_i = d / trace(W_ii)``: the inverse mean diagonal of each contact block."""
+    """``rho_i = 1 / rms row norm of contact i's rows of W``.
+
+    Scaling by the whole rows (not just the diagonal block) accounts for the
+    coupling between contacts: with many contacts on one light object, ``W``
+    has a large low-rank part and the diagonal-block scaling makes the
+    Alart–Curnier iteration cycle.
+    """
     d = problem.dim
-    diag = problem.W.diagonal() if problem.sparse else np.diag(problem.W)
-    tr = np.abs(diag).reshape(-1, d).sum(axis=1) / d
-    pos = tr[tr > 0]
+    W = problem.W
+    if problem.sparse:
+        sq = np.asarray(W.multiply(W).sum(axis=1)).reshape(-1)
+    else:
+        sq = np.einsum("ij,ij->i", W, W)
+    rms = np.sqrt(sq.reshape(-1, d).sum(axis=1) / d)
+    pos = rms[rms > 0]
     floor = pos.mean() * 1e-8 if pos.size else 1.0
-    return 1.0 / np.maximum(tr, floor)
+    return 1.0 / np.maximum(rms, floor)
 
 
 def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray, d: int,
@@ -76,9 +86,51 @@ def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray,
     return phi, D
 
 
+GMRES_ABOVE = 400
+
+
+def _gmres_step(W: np.ndarray, rows: np.ndarray, Da: np.ndarray, rho_a: np.ndarray, eye_minus_D: np.ndarray,
+                rhs: np.ndarray, d: int, forcing: float) -> np.ndarray | None:
+    """Inexact Newton step by GMRES with the 3x3 block-diagonal of the Newton matrix as preconditioner.
+
+    A product with the Newton matrix costs one product with ``W`` (no copy of
+    its active block), against the ``O(m^3)`` of an LU factorisation.
+    """
+    m = W.shape[0]
+    na = rows.size // d
+    DrW = Da * rho_a[:, None, None]
+    Wdiag = W[rows[:, None], rows.reshape(na, d)[:, None, :].repeat(d, axis=1).reshape(-1, d)]
+    blocks = eye_minus_D + np.einsum("ijk,ikl->ijl", DrW, Wdiag.reshape(na, d, d))
+    try:
+        inv = np.linalg.inv(blocks)
+    except np.linalg.LinAlgError:
+        return None
+    full = np.zeros(m)
+
+    def matvec(x: np.ndarray) -> np.ndarray:
+        full[rows] = x
+        wx = (W @ full)[rows].reshape(na, d)
+        X = x.reshape(na, d)
+        return (np.einsum("ijk,ik->ij", eye_minus_D, X) + np.einsum("ijk,ik->ij", DrW, wx)).reshape(-1)
+
+    A = spla.LinearOperator((rows.size, rows.size), matvec=matvec, dtype=float)
+    P = spla.LinearOperator((rows.size, rows.size),
+                            matvec=lambda x: np.einsum("ijk,ik->ij", inv, x.reshape(na, d)).reshape(-1),
+                            dtype=float)
+    x, info = spla.gmres(A, rhs, M=P, rtol=forcing, atol=0.0, restart=60, maxiter=5)
+    if info != 0 or not np.all(np.isfinite(x)):
+        return None
+    return x
+
+
 def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarray, r: np.ndarray,
-                 d: int) -> np.ndarray | None:
-    """Solve ``(I - D + D rho W) dr = -phi``, eliminating contacts with ``D_i = 0``."""
+                 d: int, linear: str = "auto") -> np.ndarray | None:
+    """Solve ``(I - D + D rho W) dr = -phi``, eliminating contacts with ``D_i = 0``.
+
+    Dense ``W``: LU, or preconditioned GMRES (inexact Newton, forcing term
+    ``min(0.1, ||phi||^0.5)``) when more than ``GMRES_ABOVE`` rows are active
+    (``linear="auto"``), falling back to LU if GMRES does not converge.
+    """
     n_c = D.shape[0]
     active = np.abs(D).reshape(n_c, -1).max(axis=1) > 0
     dr = -phi.copy()
@@ -107,6 +159,13 @@ def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarra
         except RuntimeError:
             return None
     else:
+        step = None
+        if linear == "gmres" or (linear == "auto" and rows.size > GMRES_ABOVE):
+            forcing = float(min(0.1, np.sqrt(np.linalg.norm(phi))))
+            step = _gmres_step(W, rows, Da, rho_a, eye_minus_D, rhs, d, max(forcing, 1e-12))
+            if step is not None:
+                dr[rows] = step
+                return dr
         Waa = W[np.ix_(rows, rows)].reshape(na, d, -1)
         J = np.einsum("ijk,ikl->ijl", Da * rho_a[:, None, None], Waa).reshape(rows.size, rows.size)
         idx = np.arange(na)
@@ -141,7 +200,7 @@ def _dense_solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
 @register("newton", FrictionContactProblem, default=True,
           description="semismooth Newton on the Alart–Curnier function, Armijo line search")
 def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 100, rho: object = None,
-              r0: object = None, armijo: float = 1e-4) -> Raw:
+              r0: object = None, armijo: float = 1e-4, linear: str = "auto") -> Raw:
     """Semismooth Newton (Alart–Curnier).
 
     Options
@@ -150,7 +209,11 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     rho : per-contact penalty (scalar or ``(n_c,)``; default ``d / trace(W_ii)``)
     r0 : starting reactions (default zero)
     armijo : sufficient-decrease constant of the line search
+    linear : Newton systems by ``"lu"``, ``"gmres"`` (dense W) or ``"auto"`` (GMRES above
+        ``GMRES_ABOVE`` active rows)
     """
+    if linear not in ("auto", "lu", "gmres"):
+        raise InvalidOptionError("linear", f"must be 'auto', 'lu' or 'gmres', got {linear!r}")
     if not isinstance(max_iter, int) or max_iter < 1:
         raise InvalidOptionError("max_iter", f"must be a positive integer, got {max_iter!r}")
     d, mu, W, q = problem.dim, problem.mu, problem.W, problem.q
@@ -169,14 +232,26 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     it = 0
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     ls_fail = 0
+    best, since_best, shrinks = np.inf, 0, 0
     for it in range(1, max_iter + 1):
-        if problem._certify(r, None)[0].value <= tol:
+        res = problem._certify(r, None)[0].value
+        if res <= tol:
             status, msg = Status.SOLVED, "converged"
             it -= 1
             break
+        if res < 0.5 * best:
+            best, since_best = res, 0
+        else:
+            since_best += 1
+            if since_best >= 6 and shrinks < 3 and rho is None:
+                # the semismooth iteration cycles: a smaller penalty damps the projections
+                rho_v = rho_v * 0.1
+                shrinks += 1
+                since_best = 0
+                ls_fail = 0
         phi, D = alart_curnier(r, u, mu, rho_v, d)
         theta = 0.5 * phi @ phi
-        dr = _newton_step(W, sparse, phi, D, rho_v, r, d)
+        dr = _newton_step(W, sparse, phi, D, rho_v, r, d, linear)
         if dr is None:
             status, msg = Status.NUMERICAL_FAILURE, "singular Newton matrix"
             break
@@ -197,4 +272,5 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     else:
         if problem._certify(r, None)[0].value <= tol:
             status, msg = Status.SOLVED, "converged"
-    return Raw(r, status, iterations=it, message=msg, w=u, stats={"rho": float(np.mean(rho_v))})
+    return Raw(r, status, iterations=it, message=msg, w=u,
+               stats={"rho": float(np.mean(rho_v)), "rho_shrinks": shrinks})

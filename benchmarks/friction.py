@@ -1,0 +1,275 @@
+"""Dynamic contact benchmarks: the friction-pyramid LCP and the Coulomb-cone problem, side by side with Siconos.
+
+Problems are the seeded random contact states of
+:func:`contactcp.scenarios.random_dynamic.random_system` (one sphere held by
+``n_c`` three-prismatic-joint fingers, so ``A`` is dense).
+
+* Pyramid LCP: contactcp Lemke and interior point vs Siconos LEMKE on the same
+  LCP files; each answer checked here (scaled natural map <= 1e-9).
+* Cone: contactcp newton / nsgs vs Siconos fc3d NSGS, NSN_AC, NSN_FB, PROX on
+  the same (W, q, mu), all to Siconos' error measure 1e-8; each answer checked
+  here with that measure (computed by this script, not by a solver).
+* Cone vs pyramid: how often the pyramid's forces also satisfy the cone law.
+
+Every solver runs in its own process; times are medians.  Writes
+``benchmarks/results/friction.md``.
+
+    python benchmarks/friction.py            # full run
+    python benchmarks/friction.py --smoke    # seconds, contactcp only
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+
+from lcp_peers import DEBIAN_PYTHON, residual, run_worker  # noqa: E402
+
+from contactcp.formulations.dynamic_cone import cone_problem  # noqa: E402
+from contactcp.formulations.pyramid_lcp import pyramid_lcp  # noqa: E402
+from contactcp.scenarios.random_dynamic import random_system  # noqa: E402
+
+FC_TOL = 1e-8
+LCP_SOLVERS = [("contactcp", "lemke", "ccp lemke"), ("contactcp", "interior-point", "ccp interior-point"),
+               ("siconos", "LEMKE", "Siconos LEMKE")]
+FC_SOLVERS = [("contactcp", "newton", "ccp newton"), ("contactcp", "nsgs", "ccp nsgs"),
+              ("siconos", "NSGS", "Siconos NSGS"), ("siconos", "NSN_AC", "Siconos NSN_AC"),
+              ("siconos", "NSN_FB", "Siconos NSN_FB"), ("siconos", "PROX", "Siconos PROX")]
+
+
+def fc_error(W, q, mu, r) -> float:
+    """Siconos' fc3d error measure, computed here: ||r - P_K(r - (u + mu||u_T|| e_N))|| / ||q||."""
+    if r is None:
+        return float("inf")
+    r = np.asarray(r, float)
+    if r.shape != q.shape or not np.all(np.isfinite(r)):
+        return float("inf")
+    u = W @ r + q
+    R, U = r.reshape(-1, 3), u.reshape(-1, 3)
+    U = U.copy()
+    U[:, 0] += mu * np.linalg.norm(U[:, 1:], axis=1)
+    X = R - U
+    out = np.empty_like(X)
+    for i, (x, m) in enumerate(zip(X, mu)):
+        nt = np.linalg.norm(x[1:])
+        if nt <= m * x[0]:
+            out[i] = x
+        elif m * nt <= -x[0]:
+            out[i] = 0.0
+        else:
+            pn = (m * nt + x[0]) / (1 + m * m)
+            out[i] = np.concatenate([[pn], m * pn * x[1:] / nt])
+    nq = np.linalg.norm(q)
+    return float(np.linalg.norm(R - out) / (nq if nq > 0 else 1.0))
+
+
+def run_fc_worker(backend, solver, files, timeout, target_s=0.3, max_reps=10):
+    with tempfile.TemporaryDirectory() as td:
+        job, out = Path(td) / "job.json", Path(td) / "out.json"
+        job.write_text(json.dumps({"problems": [str(f) for f in files], "target_s": target_s,
+                                   "max_reps": max_reps, "tol": FC_TOL}))
+        env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"))
+        py = sys.executable
+        if backend == "siconos":
+            env.pop("PYTHONPATH")
+            py = DEBIAN_PYTHON
+        timed_out = False
+        try:
+            subprocess.run([py, str(HERE / "_fc_worker.py"), backend, solver, str(job), str(out)],
+                           capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        data = json.loads(out.read_text()) if out.exists() else {"results": []}
+    data["timed_out"] = timed_out
+    return data
+
+
+def summarize(recs, checks, timed_out):
+    ok, times, msgs = 0, [], []
+    for rec, check in zip(recs, checks):
+        if "error" in rec:
+            msgs.append(rec["error"])
+            continue
+        res = check(rec)
+        if res["ok"]:
+            ok += 1
+            times.append(float(np.median(rec["times"])))
+        else:
+            msgs.append(res["why"])
+    total = len(checks)
+    if timed_out:
+        msgs.append("timed out")
+    t = float(np.median(times)) if times and ok == total else None
+    return {"time": t, "ok": ok, "total": total, "msgs": msgs}
+
+
+def cell(e):
+    if e["time"] is not None:
+        t = e["time"]
+        return f"{t * 1e3:.3f}" if t < 0.01 else f"{t * 1e3:.1f}"
+    return ("timeout" if "timed out" in e["msgs"] else f"{e['ok']}/{e['total']} ok")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lcp-sizes", type=int, nargs="+", default=[10, 30, 100, 300])
+    ap.add_argument("--cone-sizes", type=int, nargs="+", default=[10, 100, 300, 1000])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=180.0)
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "friction.md")
+    args = ap.parse_args(argv)
+    backends = ["contactcp"] if args.smoke else ["contactcp", "siconos"]
+    if args.smoke:
+        args.lcp_sizes, args.cone_sizes, args.seeds = [10], [10], 1
+    lines_lcp, lines_fc, lines_cmp = [], [], []
+    goals = []
+    with tempfile.TemporaryDirectory() as td:
+        folder = Path(td)
+        states = {}
+        for n in sorted(set(args.lcp_sizes) | set(args.cone_sizes)):
+            for s in range(args.seeds):
+                cd = random_system(n, seed=100 * n + s).dynamics()
+                states[(n, s)] = cd
+        # ---- pyramid LCP
+        head = [lab for b, _, lab in LCP_SOLVERS if b in backends]
+        lines_lcp += ["| n_c | LCP size | " + " | ".join(head) + " | lemke / Siconos LEMKE |",
+                      "|---:|---:|" + "---:|" * (len(head) + 1)]
+        for n in args.lcp_sizes:
+            files, probs = [], []
+            for s in range(args.seeds):
+                form = pyramid_lcp(states[(n, s)])
+                f = folder / f"lcp_{n}_{s}.npz"
+                np.savez(f, M=form.lcp.M, q=form.lcp.q)
+                files.append(f)
+                probs.append(form.lcp)
+            row = {}
+            for b, solver, lab in LCP_SOLVERS:
+                if b not in backends:
+                    continue
+                data = run_worker(b, solver, files, args.timeout, target_s=0.2, max_reps=20)
+                checks = [(lambda rec, p=p: {"ok": residual(p.M, p.q, rec["z"]) <= 1e-9,
+                                             "why": f"residual {residual(p.M, p.q, rec['z']):.1e}"}) for p in probs]
+                row[lab] = summarize(data["results"], checks, data["timed_out"])
+                print(f"LCP n_c={n} {lab}: {cell(row[lab])}", flush=True)
+            ratio = "—"
+            a, bb = row.get("ccp lemke", {}).get("time"), row.get("Siconos LEMKE", {}).get("time")
+            if a and bb:
+                ratio = f"{a / bb:.2f}"
+                goals.append(("pyramid", n, a / bb))
+            lines_lcp.append(f"| {n} | {probs[0].n} | " + " | ".join(cell(row[h]) for h in head) + f" | {ratio} |")
+        # ---- cone
+        head = [lab for b, _, lab in FC_SOLVERS if b in backends]
+        lines_fc += ["| n_c | " + " | ".join(head) + " | newton / fastest Siconos |",
+                     "|---:|" + "---:|" * (len(head) + 1)]
+        for n in args.cone_sizes:
+            files, probs = [], []
+            for s in range(args.seeds):
+                p = cone_problem(states[(n, s)])
+                f = folder / f"fc_{n}_{s}.npz"
+                np.savez(f, W=p.W, q=p.q, mu=p.mu)
+                files.append(f)
+                probs.append(p)
+            row = {}
+            for b, solver, lab in FC_SOLVERS:
+                if b not in backends:
+                    continue
+                if solver == "nsgs" and n > 300:
+                    row[lab] = {"time": None, "ok": 0, "total": 0, "msgs": ["skipped"]}
+                    continue
+                data = run_fc_worker(b, solver, files, args.timeout if n < 1000 else 60.0,
+                                     max_reps=10 if n < 1000 else 1)
+                checks = [(lambda rec, p=p: {"ok": fc_error(p.W, p.q, p.mu, rec["r"]) <= FC_TOL * 1.0001,
+                                             "why": f"error {fc_error(p.W, p.q, p.mu, rec['r']):.1e} "
+                                                    f"({rec['message']})"}) for p in probs]
+                row[lab] = summarize(data["results"], checks, data["timed_out"])
+                print(f"cone n_c={n} {lab}: {cell(row[lab])} {row[lab]['msgs'][:1]}", flush=True)
+            peers = [row[lab]["time"] for b, _, lab in FC_SOLVERS if b == "siconos" and lab in row
+                     and row[lab]["time"] is not None]
+            a = row.get("ccp newton", {}).get("time")
+            ratio = "—"
+            if a and peers:
+                ratio = f"{a / min(peers):.2f}"
+                goals.append(("cone", n, a / min(peers)))
+            elif a:
+                ratio = "no Siconos solver finished"
+                goals.append(("cone", n, 0.0))
+            lines_fc.append(f"| {n} | " + " | ".join(cell(row[h]) if row[h]["msgs"] != ["skipped"] else "skipped"
+                                                    for h in head) + f" | {ratio} |")
+            if n == 1000 and a:
+                goals.append(("cone-1000-seconds", n, a))
+        # ---- cone vs pyramid
+        from contactcp.dynamic import solve_dynamic
+        from contactcp.interpret.dynamic import check_dynamic
+        lines_cmp += ["| n_c | states | pyramid solved | cone solved | pyramid answer satisfies the cone law | "
+                      "same contact modes |", "|---:|---:|---:|---:|---:|---:|"]
+        for n in sorted(set(args.lcp_sizes)):
+            cnt = {"pyr": 0, "cone": 0, "also": 0, "modes": 0}
+            for s in range(args.seeds):
+                cd = states[(n, s)]
+                pyr = solve_dynamic(cd, "pyramid")
+                cone = solve_dynamic(cd, "cone")
+                cnt["pyr"] += pyr.success
+                cnt["cone"] += cone.success
+                if pyr.success:
+                    # is the pyramid's force also a cone answer?  check it against the cone law
+                    viol, _, _ = check_dynamic(cd, pyr.c, "cone")
+                    cnt["also"] += viol <= 1e-7
+                if pyr.success and cone.success:
+                    cnt["modes"] += [o.mode for o in pyr.contacts] == [o.mode for o in cone.contacts]
+            lines_cmp.append(f"| {n} | {args.seeds} | {cnt['pyr']} | {cnt['cone']} | {cnt['also']} | {cnt['modes']} |")
+    cpu = platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    text = [
+        "# Dynamic contact: friction pyramid (LCP) and friction cone, side by side with Siconos", "",
+        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
+        f"{platform.python_version()}; date {dt.date.today().isoformat()}.",
+        f"Command: `python benchmarks/friction.py {' '.join(sys.argv[1:])}`".rstrip() + ".", "",
+        f"Problems: `random_system(n_c, seed)` (one sphere, n_c three-prismatic fingers, dense A), {args.seeds} "
+        "seeds per row. Times in **milliseconds**, median over seeds of the median of repeated "
+        "build + solve runs, every solver in its own process; a time is shown only when every answer of the row "
+        "passed this script's own check, otherwise the cell says how many passed.", "",
+        "## Friction-pyramid LCP (checked: scaled natural map <= 1e-9)", "", *lines_lcp, "",
+        f"## Friction cone (all solvers to Siconos' error measure {FC_TOL:g}, checked here)", "", *lines_fc, "",
+        "## Cone vs pyramid on the same states", "",
+        "A pyramid answer is also a cone answer when its forces satisfy the quadratic Coulomb law (checked by "
+        "`check_dynamic(..., 'cone')`); this happens when every loaded rolling contact stays strictly inside "
+        "the inscribed cone and sliding forces lie on a pyramid edge that touches the cone (one tangential "
+        "component zero).", "", *lines_cmp, "",
+        "## Goals", "",
+    ]
+    for kind, n, v in goals:
+        if kind == "pyramid":
+            text.append(f"- pyramid n_c = {n}: ccp lemke / Siconos LEMKE = {v:.2f} ({'met' if v <= 1 else 'NOT met'})")
+        elif kind == "cone":
+            text.append(f"- cone n_c = {n}: ccp newton / fastest Siconos = "
+                        + (f"{v:.2f} ({'met' if v <= 1 else 'NOT met'})" if v else "no Siconos solver finished (met)"))
+        else:
+            text.append(f"- cone n_c = 1000 in {v:.2f} s ({'met' if v <= 5 else 'NOT met'}; goal <= 5 s)")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(text) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,450 @@
+"""Infeasible-start interior-point method for the LCP, with purification.
+
+The method follows the central path of Kojima, Megiddo, Noma & Yoshise, *A
+Unified Approach to Interior Point Algorithms for Linear Complementarity
+Problems* (LNCS 538, 1991): iterates keep ``z > 0, w > 0`` and are driven
+towards ``z_i w_i = sigma mu`` with ``mu = z . w / n`` decreasing to zero.  The
+start need not be feasible: the residual ``r = w - M z - q`` is driven to zero
+alongside ``mu`` (each Newton step removes the fraction ``alpha`` of it).  A
+start supplied by the user with ``w0 = M z0 + q`` (an interior feasible point)
+makes ``r = 0`` throughout, i.e. the feasible method.
+
+Each iteration solves the Newton system of
+``w - M z - q = 0, Z W e = sigma mu e`` through the reduced system
+``(M + diag(w / z)) dz = sigma mu / z - w + r`` with ``dw = M dz - r`` (one
+dense factorisation: Cholesky when M is symmetric positive semidefinite, LU
+otherwise).  The centering ``sigma`` is Mehrotra's adaptive choice
+(``(mu_aff / mu)^3`` from an affine predictor, plus the second-order
+corrector, sharing the factorisation) unless a fixed ``sigma`` is given
+(a long-step method).  Steps stay in the wide neighbourhood
+``z_i w_i >= gamma mu`` with ``||r|| / mu <= beta ||r0|| / mu0`` (the condition
+that makes infeasible-start methods converge or detect infeasibility).
+
+Interior iterates are never exactly complementary, so the method finishes with
+a purification (crossover): it guesses the active set ``F = {i : z_i > w_i}``,
+solves ``M_FF z_F = -q_F`` (as a correction of the iterate, least squares when
+``M_FF`` is singular), sets the other ``z_i`` to zero, and keeps the result if its
+residual is smaller.  On nondegenerate problems this gives answers as accurate
+as a pivoting method after a few interior iterations.
+
+The convergence theory covers P_*(kappa) matrices, which include the positive
+semidefinite (monotone) matrices and the P-matrices; ``stats["guarantee"]``
+says which applies (the check is cheap and skipped above n = 2000).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._registry import Raw, register
+from .._validate import vector
+from ..errors import InvalidOptionError, InvalidProblemError
+from ..problems import LCP
+from ..result import Residual, Status
+from ._certificates import lcp_farkas
+
+_GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
+_BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
+_ETA = 0.995         # fraction of the step to the boundary
+_BLOWUP = 1e12       # ||(z, w)||_inf beyond this times the start's size: divergence
+_PSD_RTOL = 1e-10    # symmetric part PSD if its smallest eigenvalue >= -_PSD_RTOL max|S_ij|
+_PSD_MAX_N = 2000    # skip the matrix-class check above this size
+_P_MAX_N = 10        # check all principal minors up to this size
+
+GUARANTEE_PSD = "monotone (PSD): polynomial convergence guaranteed"
+GUARANTEE_P = "P-matrix: convergence guaranteed (P_*)"
+GUARANTEE_NONE = "no convergence guarantee for this matrix class"
+GUARANTEE_UNCHECKED = "matrix class not checked (n > 2000): no convergence guarantee claimed"
+
+
+# ---------------------------------------------------------------------------
+# matrix class
+
+
+def matrix_class(M: np.ndarray) -> tuple[str, bool]:
+    """The convergence guarantee of the KMNY theory for ``M`` and whether M is monotone.
+
+    PSD test: the Cholesky factorisation of ``(M + M^T)/2 + delta I`` with
+    ``delta = 1e-10 max|S_ij|`` exists exactly when the smallest eigenvalue of
+    the symmetric part is above ``-delta`` (up to rounding); it costs a sixth
+    of ``eigvalsh``.  P-matrix test (n <= 10): all ``2^n - 1`` principal minors
+    are positive (relative to Hadamard's bound).
+    """
+    n = M.shape[0]
+    if n > _PSD_MAX_N:
+        return GUARANTEE_UNCHECKED, False
+    S = 0.5 * (M + M.T)
+    smax = float(np.abs(S).max())
+    psd = smax == 0.0
+    if not psd:
+        A = S.copy()
+        A.flat[::n + 1] += _PSD_RTOL * smax
+        try:
+            sla.cho_factor(A, overwrite_a=True, check_finite=False)
+            psd = True
+        except np.linalg.LinAlgError:
+            psd = False
+    if psd:
+        return GUARANTEE_PSD, True
+    if n <= _P_MAX_N and _is_p_matrix(M):
+        return GUARANTEE_P, False
+    return GUARANTEE_NONE, False
+
+
+def _is_p_matrix(M: np.ndarray) -> bool:
+    n = M.shape[0]
+    for k in range(1, n + 1):
+        idx = np.array(list(itertools.combinations(range(n), k)))
+        blocks = M[idx[:, :, None], idx[:, None, :]]
+        dets = np.linalg.det(blocks)
+        hadamard = np.prod(np.linalg.norm(blocks, axis=2), axis=1)
+        if not np.all(dets > 1e-12 * hadamard):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# linear algebra
+
+
+def _factor(K: np.ndarray, cholesky: bool) -> Callable[[np.ndarray], np.ndarray] | None:
+    """A solver for ``K x = b`` (K is overwritten), or None when K is singular."""
+    if cholesky:
+        try:
+            c = sla.cho_factor(K, check_finite=False)
+            return lambda b: sla.cho_solve(c, b, check_finite=False)
+        except np.linalg.LinAlgError:
+            pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)
+        lu, piv = sla.lu_factor(K, overwrite_a=True, check_finite=False)
+    d = np.abs(np.diag(lu))
+    if not np.all(np.isfinite(d)) or d.min() <= np.finfo(float).tiny * max(1.0, d.max()) * 1e10:
+        return None
+    return lambda b: sla.lu_solve((lu, piv), b, check_finite=False)
+
+
+def _solve_block(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``A x = b`` by LU, or the minimum-norm least-squares ``x`` when A is (nearly) singular."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)
+        lu, piv = sla.lu_factor(A, check_finite=False)
+        d = np.abs(np.diag(lu))
+        if np.all(np.isfinite(d)) and d.min() > 1e-12 * max(d.max(), 1e-300):
+            x = sla.lu_solve((lu, piv), b, check_finite=False)
+            if np.all(np.isfinite(x)):
+                return x
+        try:
+            x = sla.lstsq(A, b, cond=1e-12, lapack_driver="gelsy", check_finite=False)[0]
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+    return x if np.all(np.isfinite(x)) else None
+
+
+def _purify(problem: LCP, z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, Residual] | None:
+    """Crossover: solve the principal subsystem on the guessed active set ``z_i > w_i``.
+
+    ``M_FF z_F = -q_F`` is solved as a correction of the iterate's ``z_F``, so
+    that when ``M_FF`` is singular the least-squares answer is the solution
+    nearest the iterate.  Returns ``(z, residual)`` of the better of the raw and
+    the clipped (``z >= 0``) solutions, or None.
+    """
+    M, q = problem.M, problem.q
+    F = np.flatnonzero(z > w)
+    zp = np.zeros(q.shape[0])
+    if F.size:
+        MFF = M[np.ix_(F, F)]
+        zF = z[F]
+        dzF = _solve_block(MFF, -(MFF @ zF + q[F]))
+        if dzF is None:
+            return None
+        zp[F] = zF + dzF
+    best = None
+    for cand in (zp, np.maximum(zp, 0.0)) if np.any(zp < 0) else (zp,):
+        res = problem.residual(cand)
+        if best is None or res.value < best[1].value:
+            best = (cand, res)
+    return best
+
+
+# ---------------------------------------------------------------------------
+# options and start
+
+
+def _int_option(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _positive_vector(name: str, value: Any, n: int) -> np.ndarray:
+    try:
+        v = vector(value, name, n)
+    except (InvalidProblemError, ValueError) as exc:
+        raise InvalidOptionError(name, str(exc)) from None
+    if not np.all(v > 0):
+        raise InvalidOptionError(name, f"must be strictly positive (an interior point); "
+                                       f"min is {float(v.min())!r}")
+    return np.array(v)
+
+
+def _default_start(M: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A well-centred positive start of a size matched to the data (Mehrotra-style shifts).
+
+    ``z = t e`` with ``t`` the size suggested by ``q`` and the diagonal of M;
+    ``w = M z + q`` shifted to be positive; then both are shifted so that the
+    products ``z_i w_i`` are comparable.
+    """
+    n = q.shape[0]
+    qmax = float(np.abs(q).max())
+    dscale = float(np.abs(np.diag(M)).mean())
+    mscale = dscale if dscale > 0 else float(np.abs(M).max())
+    t = max(1.0, qmax / mscale) if mscale > 0 else max(1.0, qmax)
+    t = np.sqrt(t) if t > 1 else t
+    z = np.full(n, t)
+    w = M @ z + q
+    w = w + max(0.0, -1.5 * float(w.min()))
+    zw = float(z @ w)
+    z = z + 0.5 * zw / max(float(w.sum()), 1e-300)
+    w = w + 0.5 * zw / float(z.sum())
+    floor = max(1.0, t) * 1e-2
+    return np.maximum(z, floor), np.maximum(w, floor)
+
+
+def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any) -> tuple[np.ndarray, np.ndarray, str]:
+    n = q.shape[0]
+    if z0 is None:
+        if w0 is not None:
+            raise InvalidOptionError("w0", "needs z0 as well")
+        z, w = _default_start(M, q)
+        return z, w, "infeasible (default start)"
+    z = _positive_vector("z0", z0, n)
+    Mzq = M @ z + q
+    scale = max(1.0, float(np.max(np.abs(q) + np.abs(M) @ z)))
+    if w0 is None:
+        if np.all(Mzq > 0):
+            return z, Mzq, "feasible (z0 given, w0 = M z0 + q > 0)"
+        floor = max(1.0, float(np.abs(z).max()))
+        return z, np.maximum(Mzq, floor), "infeasible (z0 given, M z0 + q not positive)"
+    w = _positive_vector("w0", w0, n)
+    if np.max(np.abs(w - Mzq)) <= 1e-10 * scale:
+        return z, w, "feasible (z0, w0 given)"
+    return z, w, "infeasible (z0, w0 given, w0 != M z0 + q)"
+
+
+# ---------------------------------------------------------------------------
+# the method
+
+
+def _max_step(v: np.ndarray, dv: np.ndarray) -> float:
+    neg = dv < 0
+    if not neg.any():
+        return np.inf
+    return float(np.min(-v[neg] / dv[neg]))
+
+
+def _step_length(z, dz, w, dw, rnorm, ratio_cap, n) -> float:
+    """The largest step (backtracking from ``eta`` times the step to the boundary) that keeps
+    the iterate in the wide neighbourhood; 0.0 when none is found."""
+    amax = min(_max_step(z, dz), _max_step(w, dw))
+    a = 1.0 if amax > 1.0 / _ETA else _ETA * amax
+    for _ in range(60):
+        if a < 1e-14:
+            break
+        zn = z + a * dz
+        wn = w + a * dw
+        prod = zn * wn
+        mun = float(prod.sum()) / n
+        if (np.isfinite(mun) and mun > 0 and float(prod.min()) >= _GAMMA * mun
+                and (1.0 - a) * rnorm <= ratio_cap * mun and zn.min() > 0 and wn.min() > 0):
+            return a
+        a *= 0.6
+    return 0.0
+
+
+@register("interior-point", LCP,
+          description="infeasible-start interior-point path following (Kojima–Megiddo–Noma–Yoshise) "
+                      "with purification")
+def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: float | None = None,
+                   z0: Any = None, w0: Any = None, purify: bool = True) -> Raw:
+    """Infeasible-start interior-point method (KMNY path following) with purification.
+
+    Options
+    -------
+    max_iter : Newton iterations before giving up (default 100)
+    sigma : centering parameter in (0, 1); None (default) uses Mehrotra's adaptive
+        predictor–corrector choice
+    z0, w0 : optional positive starting point; with ``w0 = M z0 + q`` (or ``w0``
+        omitted and ``M z0 + q > 0``) the start is feasible and stays so
+    purify : finish with the active-set purification (default True)
+    """
+    M, q = problem.M, problem.q
+    n = q.shape[0]
+    max_iter = _int_option("max_iter", max_iter)
+    if sigma is not None:
+        if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating, np.integer)) \
+                or not 0.0 < float(sigma) < 1.0:
+            raise InvalidOptionError("sigma", f"must be a number in (0, 1) or None, got {sigma!r}")
+        sigma = float(sigma)
+    if not isinstance(purify, (bool, np.bool_)):
+        raise InvalidOptionError("purify", f"must be True or False, got {purify!r}")
+    z, w, start = _start(M, q, z0, w0)
+    guarantee, monotone = matrix_class(M)
+    symmetric = bool(np.array_equal(M, M.T))
+    cholesky = symmetric and monotone
+
+    feasible_start = start.startswith("feasible")
+    r = w - (M @ z + q)
+    mu = float(z @ w) / n
+    mu0 = mu
+    rnorm = float(np.abs(r).max())
+    ratio_cap = np.inf if feasible_start or rnorm == 0 else _BETA * rnorm / mu0
+    size0 = max(1.0, float(z.max()), float(w.max()))
+
+    track = _Candidates(problem, tol, _BLOWUP * size0)
+    tried: set[bytes] = set()
+    prev_F: bytes | None = None
+    its = 0
+    slow = 0
+    outcome = "limit"
+    while True:
+        if track.offer(z, problem.residual(z), False):
+            outcome = "solved"
+            break
+        F = (z > w).tobytes()
+        if purify and F not in tried and (F == prev_F or mu <= 1e-8 * mu0) and mu <= 1e-2 * mu0:
+            tried.add(F)
+            p = _purify(problem, z, w)
+            if p is not None and track.offer(p[0], p[1], True):
+                outcome = "solved"
+                break
+        prev_F = F
+        if its >= max_iter:
+            outcome = "limit"
+            break
+        if max(float(z.max()), float(w.max())) > _BLOWUP * size0:
+            outcome = "diverged"
+            break
+
+        # Newton system (M + diag(w/z)) dz = rhs, dw = M dz - r
+        K = M.copy()
+        K.flat[::n + 1] += w / z
+        solve = _factor(K, cholesky)
+        if solve is None:
+            outcome = "singular"
+            break
+        its += 1
+        if sigma is None:
+            dz = solve(r - w)
+            dw = M @ dz - r
+            a_aff = min(1.0, _max_step(z, dz), _max_step(w, dw))
+            mu_aff = float((z + a_aff * dz) @ (w + a_aff * dw)) / n
+            sig = min(1.0, max(0.0, mu_aff / mu) ** 3)
+            rhs = (sig * mu - dz * dw) / z - w + r
+        else:
+            rhs = sigma * mu / z - w + r
+        dz = solve(rhs)
+        dw = M @ dz - r
+        if not (np.all(np.isfinite(dz)) and np.all(np.isfinite(dw))):
+            outcome = "singular"
+            break
+        alpha = _step_length(z, dz, w, dw, rnorm, ratio_cap, n)
+        if alpha < 1e-8:
+            # fall back on a strongly centred step with the same factorisation
+            dz = solve(0.5 * mu / z - w + r)
+            dw = M @ dz - r
+            alpha = _step_length(z, dz, w, dw, rnorm, ratio_cap, n)
+            if alpha == 0.0:
+                outcome = "collapsed"
+                break
+        slow = slow + 1 if alpha < 1e-6 else 0
+        z = z + alpha * dz
+        w = w + alpha * dw
+        r = w - (M @ z + q)
+        mu = float(z @ w) / n
+        rnorm = float(np.abs(r).max())
+        if slow >= 5:
+            outcome = "collapsed"
+            break
+
+    if outcome != "solved" and purify and (z > w).tobytes() not in tried:
+        p = _purify(problem, z, w)
+        if p is not None and track.offer(p[0], p[1], True):
+            outcome = "solved"
+
+    stats = {"mu": mu, "infeasibility": rnorm, "purified": track.purified, "guarantee": guarantee,
+             "start": start}
+    tail = f"; {guarantee}"
+    if outcome == "solved":
+        how = "after purification" if track.purified else "at an interior iterate"
+        return Raw(track.x, Status.SOLVED, its,
+                   f"residual {track.value:.1e} {how} after {its} interior iterations{tail}", stats=stats)
+
+    why = {"limit": f"iteration limit ({max_iter}) reached",
+           "diverged": f"the iterates diverge (||(z, w)|| grew by {_BLOWUP:.0e})",
+           "collapsed": "the step size collapsed",
+           "singular": "the Newton matrix M + diag(w/z) is singular"}[outcome]
+    why += f" at mu = {mu:.2e}, ||w - M z - q|| = {rnorm:.2e}"
+    qscale = max(1.0, float(np.abs(q).max()))
+    still_infeasible = rnorm > max(tol, 1e-8) * qscale
+    if outcome == "diverged" or still_infeasible:
+        zn = float(z.sum())
+        cert = lcp_farkas(problem, z / zn if zn > 0 else None, tol,
+                          "interior-point iterates stayed infeasible")
+        if cert is not None:
+            return Raw(None, Status.NO_SOLUTION, its,
+                       f"{why}; the LCP is infeasible (verified Farkas certificate){tail}",
+                       certificate=cert, stats=stats)
+        why += "; no Farkas certificate of infeasibility was found"
+    if track.spurious:
+        why += (f"; {track.spurious} point(s) with a small scaled residual were rejected: their "
+                f"violations (up to {track.spurious_natural:.1e}) exceed tol x max(1, max|q|) and are "
+                f"far above rounding level, the scale being inflated by a huge ||z||")
+    status = {"limit": Status.ITERATION_LIMIT, "diverged": Status.ITERATION_LIMIT,
+              "collapsed": Status.STATIONARY_NOT_SOLUTION, "singular": Status.NUMERICAL_FAILURE}[outcome]
+    best = "no acceptable point" if track.x is None else f"best residual {track.value:.1e}"
+    return Raw(track.x, status, its, f"{why}; {best}{tail}", stats=stats)
+
+
+class _Candidates:
+    """The best point seen so far, and the acceptance test for a solution.
+
+    A point is accepted when its scaled residual is within ``tol`` *and* its
+    natural-map violation is either within ``tol * max(1, max|q|)`` or at the
+    rounding level of ``w = M z + q`` (``10 sqrt(n) eps`` times the term scale)
+    at a point that has not diverged (``max z <= zcap``).  The second condition
+    rejects the points of diverging iterates on infeasible problems, where
+    ``||z|| ~ 1e9`` makes an O(1) violation of ``w >= 0`` look small relative
+    to the terms ``|M| |z|`` of the registry's scaled residual.  Rejected points are not kept at
+    all (returned with ITERATION_LIMIT they would be certified as solutions).
+    """
+
+    def __init__(self, problem: LCP, tol: float, zcap: float):
+        self.tol = tol
+        self.zcap = zcap
+        self.abs_tol = tol * max(1.0, float(np.abs(problem.q).max()))
+        self.noise = 10.0 * np.sqrt(problem.n) * np.finfo(float).eps
+        self.x: np.ndarray | None = None
+        self.value = np.inf
+        self.purified = False
+        self.spurious = 0
+        self.spurious_natural = 0.0
+
+    def offer(self, z: np.ndarray, res: Residual, purified: bool) -> bool:
+        """Record ``z``; True when it is an accepted solution."""
+        if res.value <= self.tol:
+            if res.natural <= self.abs_tol or (res.natural <= self.noise * res.scale
+                                               and float(np.abs(z).max()) <= self.zcap):
+                self.x, self.value, self.purified = z.copy(), res.value, purified
+                return True
+            self.spurious += 1
+            self.spurious_natural = max(self.spurious_natural, res.natural)
+            return False
+        if res.value < self.value:
+            self.x, self.value, self.purified = z.copy(), res.value, purified
+        return False
