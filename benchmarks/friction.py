@@ -125,7 +125,8 @@ def cell(e):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lcp-sizes", type=int, nargs="+", default=[10, 30, 100, 300])
+    ap.add_argument("--lcp-sizes", type=int, nargs="+", default=[3, 10, 30, 100, 300])
+    ap.add_argument("--ip-sizes", type=int, nargs="+", default=[3, 10, 30, 100, 300, 500])
     ap.add_argument("--cone-sizes", type=int, nargs="+", default=[10, 100, 300, 1000])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=180.0)
@@ -134,7 +135,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     backends = ["contactcp"] if args.smoke else ["contactcp", "siconos"]
     if args.smoke:
-        args.lcp_sizes, args.cone_sizes, args.seeds = [10], [10], 1
+        args.lcp_sizes, args.cone_sizes, args.ip_sizes, args.seeds = [10], [10], [10], 1
     lines_lcp, lines_fc, lines_cmp = [], [], []
     goals = []
     with tempfile.TemporaryDirectory() as td:
@@ -231,6 +232,21 @@ def main(argv=None) -> int:
                 if pyr.success and cone.success:
                     cnt["modes"] += [o.mode for o in pyr.contacts] == [o.mode for o in cone.contacts]
             lines_cmp.append(f"| {n} | {args.seeds} | {cnt['pyr']} | {cnt['cone']} | {cnt['also']} | {cnt['modes']} |")
+    # ---- Lemke vs interior point in this process: iterations, success, residual
+    import contactcp as ccp
+    lines_ip = ["| n_c | LCP size | Lemke: time ms | pivots | residual | interior point: time ms | iterations | "
+                "residual | guarantee |", "|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for n in args.ip_sizes:
+        form = pyramid_lcp(random_system(n, seed=100 * n).dynamics())
+        cells = []
+        for method in ("lemke", "interior-point"):
+            ccp.solve(form.lcp, method)
+            r = ccp.solve(form.lcp, method)
+            res = f"{r.residual.value:.1e}" if r.residual else "—"
+            cells += [f"{r.time * 1e3:.3f}" + ("" if r.success else f" ({r.status.name})"), str(r.iterations), res]
+        cells.append(str(r.stats.get("guarantee", "—")))
+        lines_ip.append(f"| {n} | {form.lcp.n} | " + " | ".join(cells) + " |")
+        print(lines_ip[-1], flush=True)
     cpu = platform.machine()
     try:
         for line in open("/proc/cpuinfo"):
@@ -249,6 +265,7 @@ def main(argv=None) -> int:
         "build + solve runs, every solver in its own process; a time is shown only when every answer of the row "
         "passed this script's own check, otherwise the cell says how many passed.", "",
         "## Friction-pyramid LCP (checked: scaled natural map <= 1e-9)", "", *lines_lcp, "",
+        "### Lemke vs interior point (one seed per size, in one process, certified residuals)", "", *lines_ip, "",
         f"## Friction cone (all solvers to Siconos' error measure {FC_TOL:g}, checked here)", "", *lines_fc, "",
         "## Cone vs pyramid on the same states", "",
         "A pyramid answer is also a cone answer when its forces satisfy the quadratic Coulomb law (checked by "

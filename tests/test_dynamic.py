@@ -170,3 +170,20 @@ def test_bad_inputs():
         solve_dynamic(block_on_plane(0.0), friction="ellipse")
     with pytest.raises(ccp.UnknownMethodError):
         ccp.solve(FrictionContactProblem(np.eye(3), np.zeros(3), 0.1), "lemke")
+
+
+@pytest.mark.parametrize("friction", ["pyramid", "cone"])
+def test_planar_system_matches_the_spatial_one(friction):
+    # a disc in the plane z = 0 resting on a wall x = 0 (normal +x), pushed along +y with
+    # gravity off: planar (3 DOF, one tangent) and spatial answers agree
+    def build(planar):
+        body = RigidBody(mass=2.0, inertia=0.5, p=[1.0, 0, 0], wrench=[-3.0, 4.0, 0, 0, 0, 0.5])
+        return MultibodySystem([body], [Contact(0, [0, 0, 0], [1, 0, 0], mu=0.6, tangent=[0, 1, 0])],
+                               planar=planar)
+    p2 = solve_dynamic(build(True), friction=friction)
+    p3 = solve_dynamic(build(False), friction=friction)
+    assert p2.success and p3.success
+    assert p2.dynamics.dim == 2 and p2.dynamics.A.shape == (2, 2)
+    np.testing.assert_allclose(p2.contacts[0].c, p3.contacts[0].c[:2], atol=1e-9)
+    np.testing.assert_allclose(p2.accelerations, p3.accelerations[[0, 1, 5]], atol=1e-9)
+    assert p2.contacts[0].mode == p3.contacts[0].mode
