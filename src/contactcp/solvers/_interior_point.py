@@ -16,20 +16,37 @@ dense factorisation: Cholesky when M is symmetric positive semidefinite, LU
 otherwise).  The centering ``sigma`` is Mehrotra's adaptive choice
 (``(mu_aff / mu)^3`` from an affine predictor, plus the second-order
 corrector, sharing the factorisation) unless a fixed ``sigma`` is given
-(a long-step method).  Steps stay in the wide neighbourhood
-``z_i w_i >= gamma mu`` with ``||r|| / mu <= beta ||r0|| / mu0`` (the condition
-that makes infeasible-start methods converge or detect infeasibility).
+(a long-step method).  Mehrotra's corrector can make ``mu`` grow and cycle
+even on monotone problems, so when its step is short (< 0.1) the KMNY long
+step with ``sigma = 0.3`` is tried as well.  Every step stays in the wide
+neighbourhood ``z_i w_i >= gamma mu`` with ``||r|| / mu <= beta ||r0|| / mu0``
+(the condition that makes infeasible-start methods converge or detect
+infeasibility) and must reduce ``mu`` by the fraction ``0.01 alpha``.
 
 Interior iterates are never exactly complementary, so the method finishes with
 a purification (crossover): it guesses the active set ``F = {i : z_i > w_i}``,
 solves ``M_FF z_F = -q_F`` (as a correction of the iterate, least squares when
 ``M_FF`` is singular), sets the other ``z_i`` to zero, and keeps the result if its
-residual is smaller.  On nondegenerate problems this gives answers as accurate
-as a pivoting method after a few interior iterations.
+residual is smaller (indices with the wrong sign change sides for up to two
+more solves).  It is tried whenever the guess is stable once ``mu`` has fallen
+by 100, so on nondegenerate problems the method stops after a handful of
+iterations with an answer as accurate as a pivoting method's.
+
+A point is reported as a solution only when its scaled residual is within
+``tol`` and, in addition, its absolute violation is within
+``tol * max(1, max|q|)`` or at rounding level at a point that has not diverged:
+on infeasible problems the iterates diverge, and a point with ``||z|| ~ 1e12``
+and ``w_i = -1`` has a tiny residual relative to its terms ``|M| |z|``.  When
+the iterates diverge, or stop while ``w - M z - q`` is still far from zero,
+the method looks for a Farkas certificate (``lcp_farkas``) and reports
+NO_SOLUTION only with a verified one.
 
 The convergence theory covers P_*(kappa) matrices, which include the positive
 semidefinite (monotone) matrices and the P-matrices; ``stats["guarantee"]``
-says which applies (the check is cheap and skipped above n = 2000).
+says which applies (the check is cheap and skipped above n = 2000).  A
+monotone LCP whose solution set is unbounded (no strictly feasible point) has
+a diverging central path; the purification usually ends the run before that
+matters, but with ``purify=False`` such runs can end without a solution.
 """
 
 from __future__ import annotations
@@ -51,6 +68,8 @@ from ._certificates import lcp_farkas
 _GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
 _BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
 _ETA = 0.995         # fraction of the step to the boundary
+_ARMIJO = 0.01       # required decrease: mu_new <= (1 - _ARMIJO alpha) mu
+_SIGMA_LONG = 0.3    # centering of the fallback long step
 _BLOWUP = 1e12       # ||(z, w)||_inf beyond this times the start's size: divergence
 _PSD_RTOL = 1e-10    # symmetric part PSD if its smallest eigenvalue >= -_PSD_RTOL max|S_ij|
 _PSD_MAX_N = 2000    # skip the matrix-class check above this size
@@ -146,30 +165,45 @@ def _solve_block(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return x if np.all(np.isfinite(x)) else None
 
 
-def _purify(problem: LCP, z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, Residual] | None:
-    """Crossover: solve the principal subsystem on the guessed active set ``z_i > w_i``.
+def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates",
+            passes: int = 3) -> bool:
+    """Crossover: solve the principal subsystem on the guessed active set ``F = {z_i > w_i}``.
 
     ``M_FF z_F = -q_F`` is solved as a correction of the iterate's ``z_F``, so
     that when ``M_FF`` is singular the least-squares answer is the solution
-    nearest the iterate.  Returns ``(z, residual)`` of the better of the raw and
-    the clipped (``z >= 0``) solutions, or None.
+    nearest the iterate; ``z_i = 0`` off ``F``.  When the basic solution has
+    sign violations (``z_F < 0`` or ``w_i < 0`` off ``F``) the violating indices
+    change sides and the subsystem is solved again (a block principal pivot),
+    at most ``passes`` times.  Every solution, raw and clipped at zero, is
+    offered to ``track``; returns True when one is accepted.
     """
     M, q = problem.M, problem.q
-    F = np.flatnonzero(z > w)
-    zp = np.zeros(q.shape[0])
-    if F.size:
-        MFF = M[np.ix_(F, F)]
-        zF = z[F]
-        dzF = _solve_block(MFF, -(MFF @ zF + q[F]))
-        if dzF is None:
-            return None
-        zp[F] = zF + dzF
-    best = None
-    for cand in (zp, np.maximum(zp, 0.0)) if np.any(zp < 0) else (zp,):
-        res = problem.residual(cand)
-        if best is None or res.value < best[1].value:
-            best = (cand, res)
-    return best
+    n = q.shape[0]
+    F = z > w
+    seen: set[bytes] = set()
+    for _ in range(passes):
+        key = F.tobytes()
+        if key in seen:
+            break
+        seen.add(key)
+        idx = np.flatnonzero(F)
+        zp = np.zeros(n)
+        if idx.size:
+            MFF = M[np.ix_(idx, idx)]
+            zF = z[idx]
+            dzF = _solve_block(MFF, -(MFF @ zF + q[idx]))
+            if dzF is None:
+                return False
+            zp[idx] = zF + dzF
+        for cand in (zp, np.maximum(zp, 0.0)) if np.any(zp < 0) else (zp,):
+            if track.offer(cand, problem.residual(cand), True):
+                return True
+        wp = M @ zp + q
+        flip = np.where(F, zp < 0, wp < 0)
+        if not flip.any():
+            break
+        F = F ^ flip
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -196,7 +230,7 @@ def _positive_vector(name: str, value: Any, n: int) -> np.ndarray:
 def _default_start(M: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A well-centred positive start of a size matched to the data (Mehrotra-style shifts).
 
-    ``z = t e`` with ``t`` the size suggested by ``q`` and the diagonal of M;
+    ``z = t e`` with ``t = sqrt(max|q| / mean|M_ii|)`` (at least 1);
     ``w = M z + q`` shifted to be positive; then both are shifted so that the
     products ``z_i w_i`` are comparable.
     """
@@ -241,6 +275,15 @@ def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any) -> tuple[np.ndarray, 
 # the method
 
 
+def _direction(solve, M: np.ndarray, rhs: np.ndarray, r: np.ndarray):
+    """``dz`` from the reduced Newton system and ``dw = M dz - r``; (None, None) if not finite."""
+    dz = solve(rhs)
+    dw = M @ dz - r
+    if not (np.all(np.isfinite(dz)) and np.all(np.isfinite(dw))):
+        return None, None
+    return dz, dw
+
+
 def _max_step(v: np.ndarray, dv: np.ndarray) -> float:
     neg = dv < 0
     if not neg.any():
@@ -248,9 +291,10 @@ def _max_step(v: np.ndarray, dv: np.ndarray) -> float:
     return float(np.min(-v[neg] / dv[neg]))
 
 
-def _step_length(z, dz, w, dw, rnorm, ratio_cap, n) -> float:
+def _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, decrease) -> float:
     """The largest step (backtracking from ``eta`` times the step to the boundary) that keeps
-    the iterate in the wide neighbourhood; 0.0 when none is found."""
+    the iterate in the wide neighbourhood and reduces ``mu`` to at most
+    ``(1 - decrease * alpha) mu``; 0.0 when none is found."""
     amax = min(_max_step(z, dz), _max_step(w, dw))
     a = 1.0 if amax > 1.0 / _ETA else _ETA * amax
     for _ in range(60):
@@ -260,7 +304,8 @@ def _step_length(z, dz, w, dw, rnorm, ratio_cap, n) -> float:
         wn = w + a * dw
         prod = zn * wn
         mun = float(prod.sum()) / n
-        if (np.isfinite(mun) and mun > 0 and float(prod.min()) >= _GAMMA * mun
+        if (np.isfinite(mun) and 0 < mun <= (1.0 - decrease * a) * mu
+                and float(prod.min()) >= _GAMMA * mun
                 and (1.0 - a) * rnorm <= ratio_cap * mun and zn.min() > 0 and wn.min() > 0):
             return a
         a *= 0.6
@@ -282,6 +327,13 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
     z0, w0 : optional positive starting point; with ``w0 = M z0 + q`` (or ``w0``
         omitted and ``M z0 + q > 0``) the start is feasible and stays so
     purify : finish with the active-set purification (default True)
+
+    Stats
+    -----
+    mu, infeasibility : ``z . w / n`` and ``||w - M z - q||_inf`` at the last interior iterate
+    purified : whether the returned point came from the purification
+    guarantee : what the KMNY theory promises for this matrix class (also ends the message)
+    start : which start was used (feasible or infeasible, default or given)
     """
     M, q = problem.M, problem.q
     n = q.shape[0]
@@ -319,8 +371,7 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
         F = (z > w).tobytes()
         if purify and F not in tried and (F == prev_F or mu <= 1e-8 * mu0) and mu <= 1e-2 * mu0:
             tried.add(F)
-            p = _purify(problem, z, w)
-            if p is not None and track.offer(p[0], p[1], True):
+            if _purify(problem, z, w, track):
                 outcome = "solved"
                 break
         prev_F = F
@@ -339,26 +390,37 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
             outcome = "singular"
             break
         its += 1
+        alpha = 0.0
         if sigma is None:
+            # Mehrotra: affine predictor, adaptive centering, second-order corrector
             dz = solve(r - w)
             dw = M @ dz - r
             a_aff = min(1.0, _max_step(z, dz), _max_step(w, dw))
             mu_aff = float((z + a_aff * dz) @ (w + a_aff * dw)) / n
             sig = min(1.0, max(0.0, mu_aff / mu) ** 3)
-            rhs = (sig * mu - dz * dw) / z - w + r
-        else:
-            rhs = sigma * mu / z - w + r
-        dz = solve(rhs)
-        dw = M @ dz - r
-        if not (np.all(np.isfinite(dz)) and np.all(np.isfinite(dw))):
-            outcome = "singular"
-            break
-        alpha = _step_length(z, dz, w, dw, rnorm, ratio_cap, n)
+            dz, dw = _direction(solve, M, (sig * mu - dz * dw) / z - w + r, r)
+            if dz is None:
+                outcome = "singular"
+                break
+            alpha = _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, _ARMIJO)
+        if alpha < 0.1:
+            # a long step with fixed centering (the KMNY direction): Mehrotra's corrector
+            # can make mu grow (and cycle), this direction reduces mu for short enough steps
+            sig = _SIGMA_LONG if sigma is None else sigma
+            dz2, dw2 = _direction(solve, M, sig * mu / z - w + r, r)
+            if dz2 is None:
+                outcome = "singular"
+                break
+            alpha2 = _step_length(z, dz2, w, dw2, mu, rnorm, ratio_cap, n, _ARMIJO * (1 - sig))
+            if alpha2 > alpha:
+                dz, dw, alpha = dz2, dw2, alpha2
         if alpha < 1e-8:
-            # fall back on a strongly centred step with the same factorisation
-            dz = solve(0.5 * mu / z - w + r)
-            dw = M @ dz - r
-            alpha = _step_length(z, dz, w, dw, rnorm, ratio_cap, n)
+            # a strongly centred step that only needs to stay in the neighbourhood
+            dz, dw = _direction(solve, M, 0.5 * mu / z - w + r, r)
+            if dz is None:
+                outcome = "singular"
+                break
+            alpha = _step_length(z, dz, w, dw, np.inf, rnorm, ratio_cap, n, 0.0)
             if alpha == 0.0:
                 outcome = "collapsed"
                 break
@@ -373,8 +435,7 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
             break
 
     if outcome != "solved" and purify and (z > w).tobytes() not in tried:
-        p = _purify(problem, z, w)
-        if p is not None and track.offer(p[0], p[1], True):
+        if _purify(problem, z, w, track):
             outcome = "solved"
 
     stats = {"mu": mu, "infeasibility": rnorm, "purified": track.purified, "guarantee": guarantee,
