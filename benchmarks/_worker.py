@@ -49,9 +49,12 @@ def _siconos(solver):
 
 def _drake(solver):
     from pydrake.solvers import MathematicalProgram, MobyLcpSolver, UnrevisedLemkeSolver
-    s = {"UnrevisedLemkeSolver": UnrevisedLemkeSolver, "MobyLcpSolver": MobyLcpSolver}[solver]()
+    cls = {"UnrevisedLemkeSolver": UnrevisedLemkeSolver, "MobyLcpSolver": MobyLcpSolver}[solver]
 
     def run(M, q):
+        # a fresh solver per call: UnrevisedLemkeSolver warm-starts from the basis of its
+        # previous solve, which would turn repeated timings of one problem into ~1 pivot
+        s = cls()
         prog = MathematicalProgram()
         z = prog.NewContinuousVariables(q.shape[0], "z")
         prog.AddLinearComplementarityConstraint(M, q, z)
