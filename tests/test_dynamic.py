@@ -187,3 +187,18 @@ def test_planar_system_matches_the_spatial_one(friction):
     np.testing.assert_allclose(p2.contacts[0].c, p3.contacts[0].c[:2], atol=1e-9)
     np.testing.assert_allclose(p2.accelerations, p3.accelerations[[0, 1, 5]], atol=1e-9)
     assert p2.contacts[0].mode == p3.contacts[0].mode
+
+
+def test_sliding_contact_direction_with_zero_velocity_behaves_as_rolling_in_the_pyramid():
+    # sliding along t (v = (1, 0)); a push along o below mu g: the o direction sticks
+    out = solve_dynamic(block_on_plane(0.0, fy=0.3 * G, corners=False, state="sliding", v_t=[1.0, 0.0]),
+                        friction="pyramid")
+    assert out.success
+    c = out.contacts[0].c
+    np.testing.assert_allclose(c, [G, -0.5 * G, -0.3 * G], atol=1e-9)
+    np.testing.assert_allclose(out.accelerations[:3], [-0.5 * G, 0.0, 0.0], atol=1e-9)
+    # above mu g along o it slides in o too, with friction on the pyramid's edge
+    out = solve_dynamic(block_on_plane(0.0, fy=0.8 * G, corners=False, state="sliding", v_t=[1.0, 0.0]),
+                        friction="pyramid")
+    np.testing.assert_allclose(out.contacts[0].c, [G, -0.5 * G, -0.5 * G], atol=1e-9)
+    np.testing.assert_allclose(out.accelerations[:3], [-0.5 * G, 0.3 * G, 0.0], atol=1e-9)
