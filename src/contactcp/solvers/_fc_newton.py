@@ -33,23 +33,28 @@ from ..result import Status
 
 
 def default_rho(problem: FrictionContactProblem) -> np.ndarray:
-    """``rho_i = 1 / rms row norm of contact i's rows of W``.
+    """``rho_i = 1 / sqrt(mean diag(W_ii) * rms row norm of contact i's rows of W)``.
 
-    Scaling by the whole rows (not just the diagonal block) accounts for the
-    coupling between contacts: with many contacts on one light object, ``W``
-    has a large low-rank part and the diagonal-block scaling makes the
-    Alart–Curnier iteration cycle.
+    The diagonal block alone ignores the coupling between contacts: with many
+    contacts on one light object ``W`` has a large low-rank part, and the
+    diagonal scaling makes the Alart–Curnier iteration cycle (n_c = 1000 in the
+    friction benchmark); the row norm alone is too cautious on weakly coupled
+    problems.  Their geometric mean converged in 6–9 iterations on both.
     """
     d = problem.dim
     W = problem.W
     if problem.sparse:
         sq = np.asarray(W.multiply(W).sum(axis=1)).reshape(-1)
+        diag = W.diagonal()
     else:
         sq = np.einsum("ij,ij->i", W, W)
+        diag = np.diag(W)
     rms = np.sqrt(sq.reshape(-1, d).sum(axis=1) / d)
-    pos = rms[rms > 0]
+    dg = np.abs(diag).reshape(-1, d).sum(axis=1) / d
+    scale = np.sqrt(rms * np.maximum(dg, 1e-12 * rms))
+    pos = scale[scale > 0]
     floor = pos.mean() * 1e-8 if pos.size else 1.0
-    return 1.0 / np.maximum(rms, floor)
+    return 1.0 / np.maximum(scale, floor)
 
 
 def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray, d: int,
@@ -166,8 +171,8 @@ def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarra
             if step is not None:
                 dr[rows] = step
                 return dr
-        Waa = W[np.ix_(rows, rows)].reshape(na, d, -1)
-        J = np.einsum("ijk,ikl->ijl", Da * rho_a[:, None, None], Waa).reshape(rows.size, rows.size)
+        Waa = (W if na == n_c else W[np.ix_(rows, rows)]).reshape(na, d, -1)
+        J = np.matmul(Da * rho_a[:, None, None], Waa).reshape(rows.size, rows.size)
         idx = np.arange(na)
         J3 = J.reshape(na, d, na, d)
         J3[idx, :, idx, :] += eye_minus_D
@@ -185,7 +190,7 @@ def _dense_solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
     Levenberg–Marquardt step ``(J^T J + delta I)^-1 J^T rhs`` instead."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sla.LinAlgWarning)
-        lu, piv = sla.lu_factor(J, check_finite=False)
+        lu, piv = sla.lu_factor(J, check_finite=False, overwrite_a=False)
     dg = np.abs(np.diag(lu))
     if dg.min() > 1e-12 * max(dg.max(), 1e-300):
         return sla.lu_solve((lu, piv), rhs, check_finite=False)
