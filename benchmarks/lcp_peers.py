@@ -36,6 +36,7 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 SOLVERS = [  # (backend, solver, label)
     ("contactcp", "lemke", "ccp lemke"),
     ("contactcp", "bpp", "ccp bpp"),
+    ("contactcp", "pgs", "ccp pgs"),
     ("siconos", "LEMKE", "Siconos LEMKE"),
     ("siconos", "PIVOT_LUMOD", "Siconos PIVOT_LUMOD"),
     ("siconos", "NEWTON_MIN_FBLSA", "Siconos NEWTON_MIN_FBLSA"),
