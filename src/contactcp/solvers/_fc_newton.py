@@ -172,7 +172,11 @@ def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarra
                 dr[rows] = step
                 return dr
         Waa = (W if na == n_c else W[np.ix_(rows, rows)]).reshape(na, d, -1)
-        J = np.matmul(Da * rho_a[:, None, None], Waa).reshape(rows.size, rows.size)
+        Dr = Da * rho_a[:, None, None]
+        J = Dr[:, :, 0, None] * Waa[:, None, 0, :]
+        for k in range(1, d):
+            J += Dr[:, :, k, None] * Waa[:, None, k, :]
+        J = J.reshape(rows.size, rows.size)
         idx = np.arange(na)
         J3 = J.reshape(na, d, na, d)
         J3[idx, :, idx, :] += eye_minus_D
