@@ -1,0 +1,89 @@
+"""The three-PUMA-finger grasp of Buffo & Maciel (2006): geometry, frames, postures, answers."""
+
+import numpy as np
+import pytest
+
+from contactcp import InvalidProblemError
+from contactcp.dynamic import solve_dynamic
+from contactcp.scenarios.buffo2006 import GraspParameters, contact_points, palm_inertia, puma3_grasp
+
+
+def Qz(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+
+
+def Qy(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, 0, s], [0, 1.0, 0], [-s, 0, c]])
+
+
+@pytest.fixture(scope="module")
+def grasp():
+    return puma3_grasp(0.4, "rolling")
+
+
+def test_fingertips_touch_the_contact_points(grasp):
+    for j, arm in enumerate(grasp.arms):
+        tip = arm.manipulator.link_pose(arm.q, -1)[:3, 3]
+        np.testing.assert_allclose(tip, grasp.points[:, j], atol=1e-9)
+    # contact points lie on the sphere
+    center = np.array([0, 0, grasp.params.a_cm])
+    np.testing.assert_allclose(np.linalg.norm(grasp.points - center[:, None], axis=0), grasp.params.r, rtol=1e-12)
+
+
+def test_frames_match_the_paper_where_it_is_unambiguous(grasp):
+    p = grasp.params
+    # R_{P,C1} = Qz(-sigma) Qy(-pi/2): its third column is the inward normal at C1
+    R1 = Qz(-p.sigma) @ Qy(-np.pi / 2)
+    C = grasp.system.contacts[0].frame
+    np.testing.assert_allclose(C[:, 0], R1[:, 2], atol=1e-12)
+    for c in grasp.system.contacts:
+        F = c.frame
+        np.testing.assert_allclose(F.T @ F, np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(F[:, 2], [0, 0, 1], atol=1e-12)     # o is vertical on the equator
+
+
+def test_palm_inertia_is_the_parallel_axis_theorem():
+    p = GraspParameters()
+    I = palm_inertia(p)
+    a = p.a_cm
+    np.testing.assert_allclose(np.diag(I), [0.4 * p.m * p.r ** 2 + p.m * a * a] * 2 + [0.4 * p.m * p.r ** 2])
+    assert np.allclose(I, I.T)
+
+
+def test_low_friction_slips_high_friction_holds():
+    slip = solve_dynamic(puma3_grasp(0.1, "rolling").system, "cone")
+    hold = solve_dynamic(puma3_grasp(0.6, "rolling").system, "cone")
+    assert slip.success and hold.success
+    assert [o.transition for o in slip.contacts] == ["rolling->sliding"] * 3
+    assert [o.mode for o in hold.contacts] == ["rolling"] * 3
+    # rolling contacts keep a = 0 and forces strictly inside the cone
+    for o in hold.contacts:
+        np.testing.assert_allclose(o.a, 0.0, atol=1e-9)
+        assert np.linalg.norm(o.c[1:]) < 0.6 * o.c[0]
+    assert slip.theorem2["holds"] and hold.theorem2["holds"]
+
+
+@pytest.mark.parametrize("mu", [0.1, 0.5])
+def test_sliding_grasp_friction_opposes_the_slip(mu):
+    # slipping down (v = (0, -0.02)): cone friction is +mu c_n along o; in the pyramid
+    # the o direction is on the edge and the t direction (zero velocity) behaves as rolling
+    g = puma3_grasp(mu, "sliding")
+    pyr = solve_dynamic(g.system, "pyramid")
+    cone = solve_dynamic(g.system, "cone")
+    assert pyr.success and cone.success and pyr.max_violation < 1e-9 and cone.max_violation < 1e-9
+    for o in cone.contacts:
+        np.testing.assert_allclose(o.c[1:], [0.0, mu * o.c[0]], atol=1e-9 * o.c[0])
+        assert o.mode == "sliding" and o.loaded
+    for o in pyr.contacts:
+        assert o.c[2] == pytest.approx(mu * o.c[0], rel=1e-9)
+        assert abs(o.c[1]) <= mu * o.c[0] * (1 + 1e-9)
+
+
+def test_bad_parameters():
+    with pytest.raises(InvalidProblemError, match="b_tilde"):
+        GraspParameters(b_tilde=0.1)
+    with pytest.raises(InvalidProblemError, match="state"):
+        puma3_grasp(0.4, "flying")
+    assert contact_points(GraspParameters()).shape == (3, 3)
