@@ -87,3 +87,15 @@ def test_bad_parameters():
     with pytest.raises(InvalidProblemError, match="state"):
         puma3_grasp(0.4, "flying")
     assert contact_points(GraspParameters()).shape == (3, 3)
+
+
+def test_advancing_the_grasp_slip_stops_with_enough_friction():
+    from contactcp.analysis.grasp_steps import advance_grasp
+    high = advance_grasp(puma3_grasp(0.8, "sliding"), dt=2e-3, steps=8)
+    assert high[0].modes == ["sliding"] * 3
+    assert high[-1].modes == ["rolling"] * 3
+    assert high[-1].t > 2e-3          # the slip stopped at an event, then full steps went on
+    low = advance_grasp(puma3_grasp(0.1, "sliding"), dt=2e-3, steps=4)
+    assert all(s.modes == ["sliding"] * 3 for s in low)
+    assert low[-1].sphere_v[2] < -GraspParameters().slip_speed      # keeps slipping down, faster
+    assert all(s.status == "SOLVED" for s in high + low)

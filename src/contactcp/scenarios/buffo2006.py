@@ -28,7 +28,10 @@ Parameters the paper leaves out are in :class:`GraspParameters` (one place).
 Joint efforts hold the fingers against gravity and press the sphere with a
 normal force ``squeeze`` while carrying ``lift`` of its weight in friction
 (``c_des = (squeeze, 0, lift * m g / 3)``); whether that force is inside the
-friction cone depends on ``mu`` — this decides the predicted modes.
+friction cone depends on ``mu`` — this decides the predicted modes.  In the
+``"sliding"`` state the sphere moves down at ``slip_speed`` past the resting
+fingertips, so each contact's sliding velocity (0, -slip_speed) in (t, o)
+follows from the bodies' velocities (eq. (10)) rather than being imposed.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ class GraspParameters:
     tool_length: float = 0.05       #: fingertip beyond the PUMA wrist centre (along z6)
     squeeze: float = 20.0           #: desired normal force of each finger (N)
     lift: float = 1.0               #: fraction of the weight the fingers carry in friction
-    sliding_velocity: tuple = (0.0, -0.02)   #: (v_t, v_o) of sliding contacts (m/s): slipping down
+    slip_speed: float = 0.02        #: "sliding" state: the sphere moves down at this speed (m/s)
     gravity: tuple = (0.0, 0.0, -9.81)
 
     def __post_init__(self) -> None:
@@ -116,7 +119,8 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     bases = finger_bases(p)
     center = np.array([0.0, 0.0, p.a_cm])
     g = np.asarray(p.gravity, dtype=float)
-    sphere = RigidBody(mass=p.m, inertia=0.4 * p.m * p.r ** 2, p=center, gravity=g, name="sphere")
+    v0 = [0.0, 0.0, -p.slip_speed] if state == "sliding" else [0.0, 0.0, 0.0]
+    sphere = RigidBody(mass=p.m, inertia=0.4 * p.m * p.r ** 2, p=center, v=v0, gravity=g, name="sphere")
     tool = np.eye(4)
     tool[2, 3] = p.tool_length
     arms, contacts, qs = [], [], []
@@ -132,7 +136,7 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
         q = finger.inverse_kinematics(x, link=-1, q0=qn)
         n = (center - x) / p.r
         contact = Contact(0, x, n, mu, other=Link(j, 5), tangent=np.cross([0.0, 0.0, 1.0], n),
-                          state=state, v_t=p.sliding_velocity if state == "sliding" else None, name=f"C{j + 1}")
+                          state=state, name=f"C{j + 1}")
         C = contact.frame
         c_des = np.array([p.squeeze, 0.0, p.lift * weight / 3.0])
         T = finger.link_pose(q, 5)
