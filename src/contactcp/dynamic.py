@@ -79,7 +79,8 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
 
     ``friction="pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp`
     (default method ``"lemke"``; ``"interior-point"``, ``"bpp"`` also apply);
-    ``friction="cone"`` the Coulomb-cone problem (default ``"newton"``).
+    ``friction="cone"`` the Coulomb-cone problem (default: ``"newton"``, then
+    ``"nsgs"`` if Newton does not reach ``tol``).
     """
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
     if friction not in ("pyramid", "cone"):
@@ -92,6 +93,13 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     else:
         prob = cone_problem(cd)
         res = solve(prob, method or "newton", tol=tol, **options)
+        if method is None and not res.success and not options:
+            # the default chain: semismooth Newton, then NSGS (slower, but its local
+            # solves do not depend on a global Newton matrix); both certified
+            alt = solve(prob, "nsgs", tol=tol, max_sweeps=5000)
+            if alt.success:
+                alt.message = f"newton: {res.status.name} ({res.message}); nsgs: {alt.message}"
+                res = alt
         to_c = lambda r: cone_forces(cd, r)  # noqa: E731
     out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol)
     if res.x is None:
