@@ -33,6 +33,18 @@ def _all_finite(flat: np.ndarray) -> bool:
     return True
 
 
+@njit(cache=True, nogil=True)
+def finite_pair(M: np.ndarray, q: np.ndarray) -> bool:
+    """True when a C-contiguous matrix and a vector hold only finite numbers (one compiled call)."""
+    for v in M.reshape(-1):
+        if not np.isfinite(v):
+            return False
+    for v in q:
+        if not np.isfinite(v):
+            return False
+    return True
+
+
 def _check_values(arr: np.ndarray, field: str, allow_inf: str | None) -> None:
     if allow_inf is None and _all_finite(arr.reshape(-1)):
         return

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
-from .._validate import index_mask, matrix, vector
+from .._validate import finite_pair, index_mask, matrix, vector
 from ._base import Problem, linear_residual, require, term_scale
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
@@ -60,6 +60,20 @@ class LCP(_Linear):
     kind = "LCP"
 
     def __init__(self, M: Any, q: Any):
+        if (type(M) is np.ndarray and type(q) is np.ndarray and M.dtype == np.float64 and q.dtype == np.float64
+                and M.ndim == 2 and q.ndim == 1 and M.shape[0] == M.shape[1] == q.shape[0] >= 1):
+            # fast path for the common call (float64 arrays of matching shapes): one
+            # compiled finiteness check; anything unusual takes the general path below
+            M, q = M.copy(), q.copy()
+            if finite_pair(M, q):
+                M.setflags(write=False)
+                q.setflags(write=False)
+                setattr_ = object.__setattr__
+                setattr_(self, "M", M)
+                setattr_(self, "q", q)
+                setattr_(self, "_free", _no_free(q.shape[0]))
+                setattr_(self, "_frozen", True)
+                return
         M = matrix(M, "M", square=True)
         n = M.shape[0]
         if n < 1:
