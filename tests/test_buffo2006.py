@@ -99,3 +99,18 @@ def test_advancing_the_grasp_slip_stops_with_enough_friction():
     assert all(s.modes == ["sliding"] * 3 for s in low)
     assert low[-1].sphere_v[2] < -GraspParameters().slip_speed      # keeps slipping down, faster
     assert all(s.status == "SOLVED" for s in high + low)
+
+
+def test_cli_grasp_json_and_picture(tmp_path, capsys):
+    import json
+
+    from contactcp.cli import main
+    pic = tmp_path / "grasp.png"
+    assert main(["grasp", "puma3", "--mu", "0.1", "--json", "--picture", str(pic)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "SOLVED" and d["success"] and d["friction"] == "cone"
+    assert [c["transition"] for c in d["contacts"]] == ["rolling->sliding"] * 3
+    assert all(set(c) >= {"c", "a", "mode", "transition"} for c in d["contacts"])
+    assert pic.stat().st_size > 10_000
+    assert main(["grasp", "puma3", "--method", "simplex"]) == 2
+    assert "available" in capsys.readouterr().err

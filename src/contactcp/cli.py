@@ -95,6 +95,28 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
     return 0 if out.success else 1
 
 
+def _cmd_grasp(args: argparse.Namespace) -> int:
+    from .scenarios.buffo2006 import puma3_grasp, solve_grasp
+
+    grasp = puma3_grasp(args.mu, args.state)
+    out = solve_grasp(grasp, args.method, tol=args.tol)
+    if args.picture:
+        from .plotting.grasp import save_grasp
+        save_grasp(grasp, out.contacts, args.picture)
+    if args.json:
+        print(json.dumps(out.to_dict(), default=float))
+    else:
+        r = out.result
+        print(f"three PUMA-560 fingers holding a sphere: mu = {args.mu:g}, contacts {args.state}; "
+              f"method {r.method} ({out.friction})")
+        print(f"status: {out.status.name}; residual {r.residual.value if r.residual else float('nan'):.3e}; "
+              f"check of the original conditions {out.max_violation:.3e}")
+        for o in out.contacts:
+            print(f"  {o.name}  c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
+                  f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+    return 0 if out.success else 1
+
+
 def _cmd_fclib(args: argparse.Namespace) -> int:
     from . import solve
     from .io_fclib import read_local
@@ -167,6 +189,17 @@ def build_parser() -> argparse.ArgumentParser:
     dy.add_argument("--tol", type=float, default=1e-9)
     dy.add_argument("--json", action="store_true", help="print one JSON object")
     dy.set_defaults(func=_cmd_dynamic)
+
+    gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
+    gr.add_argument("scene", choices=["puma3"])
+    gr.add_argument("--mu", type=float, default=0.4)
+    gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
+    gr.add_argument("--method", default="newton",
+                    help="newton or nsgs (friction cone), lemke or interior-point (friction pyramid)")
+    gr.add_argument("--tol", type=float, default=1e-9)
+    gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
+    gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
+    gr.set_defaults(func=_cmd_grasp)
 
     fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
     fc.add_argument("file")

@@ -47,7 +47,11 @@ from ..models.contacts import Contact, Link
 from ..models.puma560 import puma560, qn
 from ..models.system import Arm, MultibodySystem
 
-__all__ = ["GraspParameters", "Grasp", "puma3_grasp", "palm_inertia", "contact_points", "finger_bases"]
+__all__ = ["GraspParameters", "Grasp", "puma3_grasp", "palm_inertia", "contact_points", "finger_bases",
+           "solve_grasp", "GRASP_METHODS"]
+
+#: method -> friction law it solves
+GRASP_METHODS = {"newton": "cone", "nsgs": "cone", "lemke": "pyramid", "interior-point": "pyramid"}
 
 
 @dataclass(frozen=True)
@@ -147,3 +151,13 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
         qs.append(q)
     system = MultibodySystem([sphere], contacts, arms)
     return Grasp(system, p, float(mu), state, qs, pts, bases, arms)
+
+
+def solve_grasp(grasp: Grasp, method: str = "newton", tol: float = 1e-9):
+    """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``)."""
+    from ..dynamic import solve_dynamic
+    from ..errors import UnknownMethodError
+
+    if method not in GRASP_METHODS:
+        raise UnknownMethodError(method, "grasp", sorted(GRASP_METHODS), "unknown method")
+    return solve_dynamic(grasp.system, friction=GRASP_METHODS[method], method=method, tol=tol)
