@@ -202,3 +202,32 @@ def test_sliding_contact_direction_with_zero_velocity_behaves_as_rolling_in_the_
                         friction="pyramid")
     np.testing.assert_allclose(out.contacts[0].c, [G, -0.5 * G, -0.5 * G], atol=1e-9)
     np.testing.assert_allclose(out.accelerations[:3], [-0.5 * G, 0.3 * G, 0.0], atol=1e-9)
+
+
+def test_compiled_newton_kernels_match_the_numpy_reference():
+    from contactcp.solvers._fc_kernels import ac_phi_D, desaxce_residual, newton_matrix
+    from contactcp.solvers._fc_newton import alart_curnier
+    rng = np.random.default_rng(3)
+    nc = 7
+    B = rng.standard_normal((3 * nc, 3 * nc))
+    W = B @ B.T
+    q = rng.standard_normal(3 * nc)
+    mu = rng.uniform(0.0, 1.0, nc)
+    rho = rng.uniform(0.1, 1.0, nc)
+    p = FrictionContactProblem(W, q, mu)
+    for _ in range(5):
+        r = rng.standard_normal(3 * nc)
+        u = W @ r + q
+        phi, D = alart_curnier(r, u, mu, rho, 3)
+        phi_c, D_c = ac_phi_D(r, u, mu, rho, 3, True)
+        np.testing.assert_allclose(phi_c, phi, atol=1e-13)
+        np.testing.assert_allclose(D_c, D, atol=1e-13)
+        J = newton_matrix(W, D, rho, np.arange(nc), 3)
+        ref = np.eye(3 * nc) - sla_block(D) + sla_block(D * rho[:, None, None]) @ W
+        np.testing.assert_allclose(J, ref, atol=1e-12)
+        assert desaxce_residual(r, u, mu, 3) / np.linalg.norm(q) == pytest.approx(p.residual(r).value, rel=1e-12)
+
+
+def sla_block(D):
+    import scipy.linalg as sla
+    return sla.block_diag(*D)

@@ -30,6 +30,7 @@ from .._registry import Raw, register
 from ..errors import InvalidOptionError
 from ..problems import FrictionContactProblem
 from ..result import Status
+from ._fc_kernels import ac_phi_D, desaxce_residual, newton_matrix
 
 
 def default_rho(problem: FrictionContactProblem) -> np.ndarray:
@@ -171,15 +172,7 @@ def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarra
             if step is not None:
                 dr[rows] = step
                 return dr
-        Waa = (W if na == n_c else W[np.ix_(rows, rows)]).reshape(na, d, -1)
-        Dr = Da * rho_a[:, None, None]
-        J = Dr[:, :, 0, None] * Waa[:, None, 0, :]
-        for k in range(1, d):
-            J += Dr[:, :, k, None] * Waa[:, None, k, :]
-        J = J.reshape(rows.size, rows.size)
-        idx = np.arange(na)
-        J3 = J.reshape(na, d, na, d)
-        J3[idx, :, idx, :] += eye_minus_D
+        J = newton_matrix(W, D, rho, np.flatnonzero(active), d)
         step = _dense_solve(J, rhs)
         if step is None:
             return None
@@ -242,8 +235,11 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     ls_fail = 0
     best, since_best, shrinks = np.inf, 0, 0
+    nq = float(np.linalg.norm(q))
+    qscale = nq if nq > np.finfo(float).tiny else 1.0
     for it in range(1, max_iter + 1):
-        res = problem._certify(r, None)[0].value
+        # the problem's own measure (FrictionContactProblem.residual), compiled
+        res = desaxce_residual(r, u, mu, d) / qscale
         if res <= tol:
             status, msg = Status.SOLVED, "converged"
             it -= 1
@@ -258,7 +254,7 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
                 shrinks += 1
                 since_best = 0
                 ls_fail = 0
-        phi, D = alart_curnier(r, u, mu, rho_v, d)
+        phi, D = ac_phi_D(r, u, mu, rho_v, d, True)
         theta = 0.5 * phi @ phi
         dr = _newton_step(W, sparse, phi, D, rho_v, r, d, linear)
         if dr is None:
@@ -268,7 +264,7 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
         t = 1.0
         while True:
             rn, un = r + t * dr, u + t * du
-            pn, _ = alart_curnier(rn, un, mu, rho_v, d, jacobian=False)
+            pn, _ = ac_phi_D(rn, un, mu, rho_v, d, False)
             if 0.5 * pn @ pn <= (1 - 2 * armijo * t) * theta or t < 1e-10:
                 break
             t *= 0.5
