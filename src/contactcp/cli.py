@@ -117,6 +117,72 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
     return 0 if out.success else 1
 
 
+def _cmd_hand2d(args: argparse.Namespace) -> int:
+    from .errors import InvalidProblemError
+
+    if args.map:
+        if args.tau1 is not None or args.tau2 is not None:
+            raise InvalidProblemError("hand2d", "give either --tau1 T --tau2 T or --map, not both")
+        return _hand2d_map(args)
+    if args.tau1 is None or args.tau2 is None:
+        raise InvalidProblemError("hand2d", "give --tau1 T --tau2 T (one state) or --map")
+    from .analysis.determinacy import analyse
+    from .scenarios.yashima import two_finger_hand
+
+    hand = two_finger_hand(args.mu, args.tau1, args.tau2)
+    out = analyse(hand.system, tol=args.tol)
+    acc = None if out.accelerations is None else [float(v) for v in out.accelerations[:3]]
+    if args.json:
+        print(json.dumps({"status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
+                          "success": out.determinate, "verdict": out.verdict, "modes": out.modes,
+                          "transitions": out.transitions, "codes": out.codes, "determinate": out.determinate,
+                          "feasible_combinations": out.feasible_combinations,
+                          "distinct_solutions": out.distinct_solutions, "p_matrix": out.p_matrix,
+                          "p_test": out.p_test, "combination": out.combination,
+                          "object_acceleration": acc, "max_violation": out.max_violation,
+                          "c": None if out.c is None else out.c.tolist()}, default=float))
+    else:
+        print(f"two-finger hand (Yashima-Yamaguchi): mu = {args.mu:g}, tau1 = {args.tau1:g}, tau2 = {args.tau2:g} N m")
+        print(f"verdict: {out.verdict}; {out.feasible_combinations} feasible sign combination(s) of "
+              f"{len(out.combinations)}, {out.distinct_solutions} distinct solution(s); "
+              f"P-matrix: {out.p_matrix} ({out.p_test})")
+        for j, (m, tr, code) in enumerate(zip(out.modes, out.transitions, out.codes)):
+            print(f"  finger {j + 1}: {m:8s} ({code}: {tr})")
+        if acc is not None:
+            print(f"object acceleration (x, z, angular): {acc[0]:.5g}, {acc[1]:.5g}, {acc[2]:.5g}; "
+                  f"check of the original conditions {out.max_violation:.1e}")
+    return 0 if out.determinate else 1
+
+
+def _hand2d_map(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .analysis.modemap import MODE_CLASSES, hand_map
+    from .errors import InvalidProblemError
+
+    if args.resolution < 2:
+        raise InvalidProblemError("resolution", f"must be at least 2, got {args.resolution}")
+    t = np.linspace(args.tau_min, args.tau_max, args.resolution)
+    table = hand_map(args.mu, t, t, tol=args.tol, workers=args.workers, progress=not args.json)
+    cls = table["cls"]
+    counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
+    if args.out:
+        table.save(args.out)
+    if args.picture:
+        from .plotting.modemap import plot_mode_map, save
+        save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"), args.picture)
+    if args.json:
+        print(json.dumps({"status": "SOLVED", "success": True, "mu": args.mu, "resolution": args.resolution,
+                          "tau_range": [args.tau_min, args.tau_max], "classes": counts,
+                          "time": table.meta.get("elapsed")}))
+    else:
+        print(f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
+              f"in {table.meta.get('elapsed', float('nan')):.2f} s")
+        for k, v in counts.items():
+            print(f"  {k:16s} {v}")
+    return 0
+
+
 def _cmd_fclib(args: argparse.Namespace) -> int:
     from . import solve
     from .io_fclib import read_local
@@ -184,8 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.models.scene)")
     dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
     dy.add_argument("--seed", type=int, default=0)
-    dy.add_argument("--friction", default="pyramid", choices=["pyramid", "cone"])
-    dy.add_argument("--method", default=None, help="pyramid: lemke, interior-point, bpp; cone: newton, nsgs")
+    dy.add_argument("--friction", default="pyramid", choices=["pyramid", "cone", "mncp"],
+                    help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
+    dy.add_argument("--method", default=None,
+                    help="pyramid: lemke, interior-point, bpp, merit; cone: newton, nsgs; mncp: merit")
     dy.add_argument("--tol", type=float, default=1e-9)
     dy.add_argument("--json", action="store_true", help="print one JSON object")
     dy.set_defaults(func=_cmd_dynamic)
@@ -195,11 +263,27 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--mu", type=float, default=0.4)
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
     gr.add_argument("--method", default="newton",
-                    help="newton or nsgs (friction cone), lemke or interior-point (friction pyramid)")
+                    help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
+                         "(friction cone), lemke or interior-point (friction pyramid)")
     gr.add_argument("--tol", type=float, default=1e-9)
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
     gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
     gr.set_defaults(func=_cmd_grasp)
+
+    hd = sub.add_parser("hand2d", help="the two-finger hand of Yashima & Yamaguchi: determinacy and mode maps")
+    hd.add_argument("--mu", type=float, default=0.4)
+    hd.add_argument("--tau1", type=float, help="second-joint torque of finger 1 (N m)")
+    hd.add_argument("--tau2", type=float, help="second-joint torque of finger 2 (N m)")
+    hd.add_argument("--map", action="store_true", help="the contact-mode map over (tau1, tau2)")
+    hd.add_argument("--resolution", type=int, default=200, help="map: points per axis (default 200)")
+    hd.add_argument("--tau-min", type=float, default=0.0, help="map: lowest torque (default 0)")
+    hd.add_argument("--tau-max", type=float, default=10.0, help="map: highest torque (default 10)")
+    hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
+    hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
+    hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
+    hd.add_argument("--tol", type=float, default=1e-9)
+    hd.add_argument("--json", action="store_true", help="print one JSON object")
+    hd.set_defaults(func=_cmd_hand2d)
 
     fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
     fc.add_argument("file")

@@ -1,0 +1,195 @@
+"""Yashima & Yamaguchi's simulation algorithm (Section III-C): dynamic determinacy of a contact state.
+
+For every sign combination ``Pi`` (:mod:`contactcp.formulations.decomposition`)
+the LCP (22), (26)–(28) is solved and its solutions are checked against the
+bound (23); the mechanically feasible ones are collected.  The verdict:
+
+* ``determinate`` — exactly one physical solution (forces and accelerations) is
+  feasible, and the matrix ``A_Pi`` of its combination is a P-matrix (so the
+  LCP has that solution and no other, for every right-hand side);
+* ``several`` — more than one distinct feasible solution;
+* ``none`` — no combination is feasible;
+* ``not-P`` — one feasible solution, but its ``A_Pi`` is not a P-matrix;
+* ``undecided`` — the P-matrix test could not decide, or a combination too
+  large to enumerate was not a P-matrix (its solution set is not known).
+
+Two combinations can give the *same* physical solution (a rolling contact with
+zero friction in one direction, or a breaking contact with zero tangential
+acceleration, satisfies both signs); they count as one solution, and
+``feasible_combinations`` reports the raw count.
+
+Each contact's transition follows from the relative accelerations (the
+paper's cases): rolling (a1) ``a_N = a_T = 0`` stays rolling, (a2) ``a_N = 0,
+a_T != 0`` starts sliding, (a3) ``a_N > 0`` breaks; sliding (b1) ``a_N = 0``
+keeps sliding, (b2) ``a_N > 0`` breaks.  "Zero" means below ``mode_tol`` times
+the acceleration scale of the state (``max(|b|, |A c|)``), so it is relative to
+the data.  Every solution is rechecked against the original conditions
+(equations of motion, Signorini, the pyramid friction law) by
+:func:`contactcp.interpret.dynamic.check_dynamic`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._registry import solve
+from ..errors import InvalidOptionError
+from ..formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
+from ..interpret.dynamic import MODE_TOL, check_dynamic, classify
+from ..models.system import ContactDynamics, MultibodySystem
+from ..problems import LCP
+from .pmatrix import PMatrixVerdict, p_matrix_test
+
+__all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "VERDICTS", "ENUMERATE_MAX_N"]
+
+#: the verdicts of :func:`analyse`
+VERDICTS = ("determinate", "several", "none", "not-P", "undecided")
+#: combinations whose A is not a P-matrix are solved by support enumeration up to this size
+ENUMERATE_MAX_N = 14
+#: relative tolerance of the bound (23) and of the comparison of solutions
+BOUND_RTOL = 1e-9
+SAME_RTOL = 1e-7
+
+
+@dataclass
+class CombinationOutcome:
+    """One sign combination: its LCP, the P-matrix verdict, all solutions found and the feasible ones."""
+
+    lcp: CombinationLCP
+    p_matrix: PMatrixVerdict
+    solutions: list[np.ndarray]
+    feasible: list[np.ndarray]
+    complete: bool                      #: True when ``solutions`` is the whole solution set
+    method: str
+
+    @property
+    def label(self) -> str:
+        return self.lcp.label
+
+
+@dataclass
+class Determinacy:
+    """The verdict for one contact state, and its unique answer when determinate."""
+
+    dynamics: ContactDynamics
+    verdict: str
+    combinations: list[CombinationOutcome]
+    feasible_combinations: int
+    distinct_solutions: int
+    p_matrix: bool | None
+    p_test: str
+    c: np.ndarray | None = None
+    a: np.ndarray | None = None
+    accelerations: np.ndarray | None = None
+    modes: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    max_violation: float = float("nan")
+    combination: str | None = None
+
+    @property
+    def determinate(self) -> bool:
+        return self.verdict == "determinate"
+
+    @property
+    def transitions(self) -> list[str]:
+        states = ["sliding" if s else "rolling" for s in self.dynamics.sliding]
+        return [("unchanged" if m == s else f"{s}->{m}") for s, m in zip(states, self.modes)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "determinate": self.determinate,
+                "feasible_combinations": self.feasible_combinations,
+                "distinct_solutions": self.distinct_solutions, "p_matrix": self.p_matrix, "p_test": self.p_test,
+                "combination": self.combination, "modes": self.modes, "codes": self.codes,
+                "transitions": self.transitions,
+                "c": None if self.c is None else self.c.tolist(),
+                "a": None if self.a is None else self.a.tolist(),
+                "max_violation": self.max_violation,
+                "combinations": [{"signs": o.label, "p_matrix": o.p_matrix.is_p, "p_test": o.p_matrix.test,
+                                  "solutions": len(o.solutions), "feasible": len(o.feasible),
+                                  "complete": o.complete, "method": o.method} for o in self.combinations]}
+
+
+def transition_codes(cd: ContactDynamics, c: np.ndarray, a: np.ndarray, mode_tol: float = MODE_TOL) -> list[str]:
+    """The paper's transition labels (a1)–(a3), (b1)–(b2) per contact."""
+    out = []
+    for o in classify(cd, c, a, mode_tol):
+        if o.state == "rolling":
+            out.append({"rolling": "a1", "sliding": "a2", "breaking": "a3"}[o.mode])
+        else:
+            out.append("b2" if o.mode == "breaking" else "b1")
+    return out
+
+
+def _solve_combination(comb: CombinationLCP, tol: float, p_exact_max_n: int) -> CombinationOutcome:
+    n = comb.b.size
+    pv = p_matrix_test(comb.A, exact_max_n=p_exact_max_n)
+    prob = LCP(comb.A, comb.b)
+    if pv.is_p:
+        res = solve(prob, "lemke", tol=tol)
+        sols = [res.x] if res.success else []
+        complete, method = res.success, "lemke"
+    elif n <= ENUMERATE_MAX_N:
+        res = solve(prob, "enumerate", tol=tol)
+        sols = list(res.stats.get("solutions", [])) if res.x is not None else []
+        complete, method = True, "enumerate"
+    else:
+        res = solve(prob, "lemke", tol=tol)
+        sols = [res.x] if res.success else []
+        complete, method = False, "lemke"
+    feasible = []
+    for y in sols:
+        fN = y[comb.normal]
+        scale = max(float(np.abs(y).max(initial=0.0)), float(np.abs(comb.b).max(initial=0.0)), 1e-300)
+        if np.all(comb.bound_violation(y) <= BOUND_RTOL * scale) and \
+                prob.residual(y).value <= tol and np.all(fN >= -BOUND_RTOL * scale):
+            feasible.append(y)
+    return CombinationOutcome(comb, pv, sols, feasible, complete, method)
+
+
+def _same(c1: np.ndarray, c2: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> bool:
+    cs = max(np.abs(c1).max(initial=0), np.abs(c2).max(initial=0), 1e-300)
+    as_ = max(np.abs(a1).max(initial=0), np.abs(a2).max(initial=0), 1e-300)
+    return bool(np.abs(c1 - c2).max() <= SAME_RTOL * cs and np.abs(a1 - a2).max() <= SAME_RTOL * as_)
+
+
+def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_exact_max_n: int = 20,
+            mode_tol: float = MODE_TOL, max_combinations: int = 4096) -> Determinacy:
+    """Solve every sign combination of the state and return the determinacy verdict (Section III-C)."""
+    cd = system.dynamics() if isinstance(system, MultibodySystem) else system
+    if not isinstance(cd, ContactDynamics):
+        raise InvalidOptionError("system", f"must be a MultibodySystem or ContactDynamics, got {type(cd).__name__}")
+    if n_combinations(cd) > max_combinations:
+        raise InvalidOptionError("max_combinations", f"the state has {n_combinations(cd)} sign combinations "
+                                                     f"(> {max_combinations})")
+    outcomes = [_solve_combination(combination_lcp(cd, s), tol, p_exact_max_n) for s in sign_combinations(cd)]
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, float, CombinationOutcome]] = []
+    n_feasible = 0
+    for o in outcomes:
+        for y in o.feasible:
+            n_feasible += 1
+            c = o.lcp.forces(y)
+            viol, a, Vdot = check_dynamic(cd, c, "pyramid")
+            if not any(_same(c, f[0], a, f[1]) for f in found):
+                found.append((c, a, Vdot, viol, o))
+    complete = all(o.complete for o in outcomes)
+    if len(found) > 1:
+        verdict = "several"
+    elif not found:
+        verdict = "none" if complete else "undecided"
+    else:
+        pv = found[0][4].p_matrix
+        if not complete or pv.is_p is None:
+            verdict = "undecided"
+        else:
+            verdict = "determinate" if pv.is_p else "not-P"
+    out = Determinacy(cd, verdict, outcomes, n_feasible, len(found), None, "none")
+    if len(found) == 1:
+        c, a, Vdot, viol, o = found[0]
+        out.p_matrix, out.p_test, out.combination = o.p_matrix.is_p, o.p_matrix.test, o.label
+        out.c, out.a, out.accelerations, out.max_violation = c, a, Vdot, viol
+        out.modes = [x.mode for x in classify(cd, c, a, mode_tol)]
+        out.codes = transition_codes(cd, c, a, mode_tol)
+    return out

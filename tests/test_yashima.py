@@ -1,0 +1,229 @@
+"""Yashima & Yamaguchi: decomposition LCPs, determinacy verdicts, transitions, the hand and its maps."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from contactcp.analysis.determinacy import VERDICTS, analyse
+from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES, hand_map, hand_model, hand_states
+from contactcp.analysis.pmatrix import PMatrixVerdict
+from contactcp.cli import main
+from contactcp.dynamic import solve_dynamic
+from contactcp.errors import InvalidProblemError
+from contactcp.formulations.decomposition import combination_lcp, n_combinations, sign_combinations
+from contactcp.models import Contact, MultibodySystem, RigidBody
+from contactcp.scenarios.random_dynamic import random_system
+from contactcp.scenarios.yashima import HandParameters, hand_geometry, two_finger_hand
+
+G = 9.81
+
+
+def block(push: float, lift: float = 0.0, mu: float = 0.5, m: float = 2.0):
+    """A planar block on the ground, contact under its centre of mass, pushed along x and pulled up."""
+    body = RigidBody(mass=m, inertia=1.0, wrench=[push, -m * G + lift, 0, 0, 0, 0])
+    return MultibodySystem([body], [Contact(0, [0, 0, 0], [0, 1, 0], mu, tangent=[1, 0, 0])], planar=True)
+
+
+# --------------------------------------------------------------- hand-checked single contacts
+def test_block_below_friction_limit_keeps_rolling():
+    out = analyse(block(push=3.0))            # mu m g = 9.81 > 3
+    assert out.verdict == "determinate" and out.modes == ["rolling"] and out.codes == ["a1"]
+    np.testing.assert_allclose(out.c, [2 * G, -3.0], atol=1e-9)
+    np.testing.assert_allclose(out.accelerations[:2], [0.0, 0.0], atol=1e-9)
+    assert out.feasible_combinations == 1 and out.p_matrix is True
+
+
+def test_block_above_friction_limit_starts_sliding():
+    out = analyse(block(push=15.0))
+    assert out.verdict == "determinate" and out.modes == ["sliding"] and out.codes == ["a2"]
+    np.testing.assert_allclose(out.c, [2 * G, -0.5 * 2 * G], atol=1e-9)       # friction mu c_n against a_t
+    np.testing.assert_allclose(out.accelerations[0], (15.0 - G) / 2.0, atol=1e-9)
+    assert out.combination == "+"                                              # a_t = +alpha
+
+
+def test_block_pulled_up_breaks_contact():
+    out = analyse(block(push=1.0, lift=30.0))
+    assert out.verdict == "determinate" and out.modes == ["breaking"] and out.codes == ["a3"]
+    np.testing.assert_allclose(out.c, [0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(out.accelerations[:2], [0.5, (30.0 - 2 * G) / 2.0], atol=1e-9)
+
+
+def test_sliding_contact_transitions_b1_b2():
+    sys_ = block(push=0.0)
+    sys_.contacts[0] = replace(sys_.contacts[0], state="sliding", v_t=np.array([1.0]))
+    out = analyse(sys_)
+    assert out.codes == ["b1"] and out.modes == ["sliding"]
+    np.testing.assert_allclose(out.accelerations[0], -0.5 * G, atol=1e-9)
+    up = block(push=0.0, lift=40.0)
+    up.contacts[0] = replace(up.contacts[0], state="sliding", v_t=np.array([1.0]))
+    assert analyse(up).codes == ["b2"]
+
+
+def test_painleve_like_sliding_contact_is_not_determinate():
+    """A sliding contact with a negative friction-modified normal compliance: several or no solutions."""
+    rod = RigidBody(mass=1.0, inertia=0.02, wrench=[0, -G, 0, 0, 0, 0])
+    c = Contact(0, [-0.5, -0.3, 0], [0, 1, 0], 3.0, state="sliding", v_t=np.array([1.0]))
+    out = analyse(MultibodySystem([rod], [c], planar=True))
+    comb = combination_lcp(out.dynamics, np.zeros((0, 1)))
+    assert comb.A[0, 0] == pytest.approx(-9.0) and comb.b[0] == pytest.approx(-G)   # 1 - 3 * 0.3 * 0.5 / 0.02 ...
+    assert out.verdict == "none" and not out.determinate and out.distinct_solutions == 0
+    assert out.combinations[0].p_matrix.is_p is False and out.combinations[0].complete
+    # pushed up instead (b > 0): two solutions, lift-off and a large impulsive-like force
+    rod2 = RigidBody(mass=1.0, inertia=0.02, wrench=[0, 2 * G, 0, 0, 0, 0])
+    two = analyse(MultibodySystem([rod2], [c], planar=True))
+    assert two.verdict == "several" and two.distinct_solutions == 2
+
+
+# --------------------------------------------------------------- decomposition LCPs
+def test_combination_count_and_signs():
+    cd = two_finger_hand(0.4, 3, 3).system.dynamics()
+    assert n_combinations(cd) == 4 and len(list(sign_combinations(cd))) == 4
+    cd3 = random_system(2, seed=0).dynamics()
+    assert n_combinations(cd3) == 4 ** int((~cd3.sliding).sum())
+    from contactcp.scenarios.buffo2006 import puma3_grasp
+    assert n_combinations(puma3_grasp(0.4, "rolling").system.dynamics()) == 64
+
+
+def test_combination_lcp_reproduces_the_system_map():
+    """w = P a and c = T y: A_Pi y + b_Pi must equal P (A T y + b) for any y."""
+    cd = random_system(3, seed=2).dynamics()
+    rng = np.random.default_rng(0)
+    for s in list(sign_combinations(cd))[:5]:
+        comb = combination_lcp(cd, s)
+        y = rng.random(comb.b.size)
+        np.testing.assert_allclose(comb.A @ y + comb.b, comb.P @ (cd.A @ comb.T @ y + cd.b), atol=1e-10)
+        # friction of a rolling contact: f = -sigma (mu f_N - Delta)
+        j = 0
+        fN, D = y[comb.normal[j]], y[comb.delta[0, 0]]
+        assert (comb.T @ y)[1] == pytest.approx(-s[0, 0] * (cd.mu[j] * fN - D))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_determinate_states_agree_with_the_pyramid_lcp(seed):
+    """All contacts rolling (a sliding contact's friction follows the cone direction, eq. (5), here and the
+    pyramid's vertex in the pyramid LCP, so only rolling states are the same model)."""
+    sys_ = random_system(2, seed=seed)
+    sys_.contacts = [replace(c, state="rolling", v_t=None) for c in sys_.contacts]
+    cd = sys_.dynamics()
+    out = analyse(cd)
+    ref = solve_dynamic(cd, friction="pyramid")
+    assert ref.success
+    assert out.determinate        # these seeds: A_Pi with positive definite symmetric part
+    np.testing.assert_allclose(out.c, ref.c, atol=1e-7 * max(1.0, np.abs(ref.c).max()))
+    assert out.modes == [o.mode for o in ref.contacts]
+    assert out.max_violation < 1e-8
+
+
+@pytest.mark.parametrize("mu,t1,t2", [(0.2, 5, 5), (0.2, 1, 1), (0.4, 0, 10), (0.2, 8, 2), (0.4, 2, 7)])
+def test_hand_states_agree_with_the_pyramid_lcp(mu, t1, t2):
+    hand = two_finger_hand(mu, t1, t2)
+    out = analyse(hand.system)
+    ref = solve_dynamic(hand.system, friction="pyramid")
+    assert out.determinate and ref.success
+    np.testing.assert_allclose(out.c, ref.c, atol=1e-8 * np.abs(ref.c).max())
+    assert out.modes == [o.mode for o in ref.contacts]
+
+
+# --------------------------------------------------------------- the hand
+def test_hand_geometry_contacts_lie_on_the_second_links_symmetrically():
+    h = two_finger_hand(0.4, 1.0, 1.0)
+    p = h.params
+    for j, arm in enumerate(h.system.arms):
+        m = arm.manipulator
+        elbow = m.link_pose(arm.q, 0)[:2, 3]
+        tip = m.point_position(arm.q, -1)[:2]
+        np.testing.assert_allclose(elbow, h.elbows[j], atol=1e-12)
+        along = (h.contacts[j] - elbow) @ (tip - elbow) / p.link_length
+        assert 0 < along < p.link_length
+        np.testing.assert_allclose(along, p.s, atol=1e-12)
+        # the link is tangent to the ellipse: the normal is orthogonal to the link
+        assert abs(h.normals[j] @ (tip - elbow)) < 1e-12
+    np.testing.assert_allclose(h.contacts[0] * [-1, 1], h.contacts[1], atol=1e-15)
+    assert h.center[0] == 0.0
+    a, b = p.major_axis / 2, p.minor_axis / 2
+    rel = h.contacts - h.center
+    np.testing.assert_allclose((rel[:, 0] / a) ** 2 + (rel[:, 1] / b) ** 2, 1.0, atol=1e-12)
+
+
+def test_hand_is_symmetric_under_swapping_the_torques():
+    s1 = analyse(two_finger_hand(0.3, 2.0, 6.0).system)
+    s2 = analyse(two_finger_hand(0.3, 6.0, 2.0).system)
+    assert s1.modes == s2.modes[::-1]
+    a1, a2 = s1.accelerations[:3], s2.accelerations[:3]
+    np.testing.assert_allclose([a1[0], a1[1], a1[2]], [-a2[0], a2[1], -a2[2]], atol=1e-9)
+
+
+def test_map_is_symmetric_and_matches_one_state_analysis():
+    t = np.linspace(0.0, 10.0, 9)
+    tab = hand_map(0.2, t, t, workers=1, progress=False)
+    cls = tab.grid("cls")
+    swap = np.array([0, 2, 1, 3, 4, 5])
+    np.testing.assert_array_equal(cls, swap[cls.T])
+    assert {MODE_CLASSES[k] for k in np.unique(cls)} >= {"RR", "RS", "SR", "SS", "breaking"}
+    for k in range(0, len(tab), 5):
+        one = analyse(two_finger_hand(0.2, float(tab["tau1"][k]), float(tab["tau2"][k])).system)
+        assert one.verdict == VERDICTS[int(tab["verdict"][k])]
+        assert [MODE_NAMES.index(m) for m in one.modes] == [int(tab["mode1"][k]), int(tab["mode2"][k])]
+        assert one.accelerations[1] == pytest.approx(tab["a_z"][k], abs=1e-9)
+
+
+def test_map_enumeration_path_agrees_with_the_lemke_path():
+    m = hand_model(0.4)
+    forced = replace(m, pv=[PMatrixVerdict(False, "forced for the test", "") for _ in m.pv])
+    t1 = np.array([0.0, 2.0, 5.0, 9.0, 1.0])
+    t2 = np.array([0.0, 7.0, 5.0, 1.0, 1.0])
+    a = hand_states(t1, t2, mu=0.4)
+    b = hand_states(t1, t2, mu=0.4, model=forced)
+    np.testing.assert_array_equal(a["n_distinct"], b["n_distinct"])
+    np.testing.assert_array_equal([a["mode1"], a["mode2"]], [b["mode1"], b["mode2"]])
+    np.testing.assert_allclose(a["a_z"], b["a_z"], atol=1e-9)
+    assert np.all(b["verdict"] == VERDICTS.index("not-P"))   # forced non-P: unique but not certified unique
+
+
+def test_rolling_region_grows_with_mu_and_az_turns_positive():
+    t = np.linspace(0.0, 10.0, 11)
+    rr = [int((hand_map(mu, t, t, workers=1, progress=False)["cls"] == 0).sum()) for mu in (0.2, 0.4)]
+    assert rr[1] > rr[0] > 0
+    d = np.linspace(0.0, 10.0, 41)
+    st = hand_states(d, d, mu=0.4)
+    assert st["a_z"][0] < 0 < st["a_z"][-1]
+
+
+def test_invalid_hand_inputs():
+    with pytest.raises(InvalidProblemError, match="mu"):
+        two_finger_hand(-0.1)
+    with pytest.raises(InvalidProblemError, match="tau1"):
+        two_finger_hand(0.4, float("nan"), 1.0)
+    with pytest.raises(InvalidProblemError, match="object_mass"):
+        HandParameters(object_mass=0.0)
+    with pytest.raises(InvalidProblemError, match="s"):
+        HandParameters(s=0.5)
+    with pytest.raises(InvalidProblemError, match="psi"):
+        hand_geometry(HandParameters(psi=0.05, palm_length=1.5))
+
+
+# --------------------------------------------------------------- CLI
+def test_cli_hand2d_json(capsys):
+    assert main(["hand2d", "--mu", "0.4", "--tau1", "5", "--tau2", "5", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "SOLVED" and d["success"] and d["determinate"]
+    assert d["modes"] == ["rolling", "rolling"] and d["feasible_combinations"] == 1 and d["p_matrix"] is True
+    assert d["transitions"] == ["unchanged", "unchanged"]
+    assert len(d["object_acceleration"]) == 3 and d["object_acceleration"][1] > 0
+
+
+def test_cli_hand2d_errors(capsys):
+    assert main(["hand2d", "--tau1", "1"]) == 2
+    assert "tau2" in capsys.readouterr().err
+    assert main(["hand2d", "--mu", "-1", "--tau1", "1", "--tau2", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mu" in err
+
+
+def test_cli_hand2d_map(capsys, tmp_path):
+    out = tmp_path / "map.npz"
+    assert main(["hand2d", "--map", "--resolution", "6", "--workers", "1", "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert sum(d["classes"].values()) == 36 and out.exists()
