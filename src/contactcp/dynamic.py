@@ -18,16 +18,20 @@ import numpy as np
 
 from ._registry import DEFAULT_TOL, solve
 from .errors import InvalidOptionError
+from .formulations.buffo_mncp import buffo_mncp
 from .formulations.dynamic_cone import cone_forces, cone_problem
 from .formulations.pyramid_lcp import pyramid_lcp
 from .interpret.dynamic import ContactOutcome, check_dynamic, classify
 from .models.system import ContactDynamics, MultibodySystem
 from .result import Result, Status
 
-__all__ = ["DynamicResult", "solve_dynamic", "CHECK_TOL"]
+__all__ = ["DynamicResult", "solve_dynamic", "CHECK_TOL", "FRICTION_LAWS"]
 
 #: tolerance of the independent check of the original contact conditions
 CHECK_TOL = 1e-7
+
+#: friction laws / formulations accepted by :func:`solve_dynamic`
+FRICTION_LAWS = ("pyramid", "cone", "mncp")
 
 
 @dataclass
@@ -47,6 +51,7 @@ class DynamicResult:
     theorem2: dict[str, Any] = field(default_factory=dict)
     status: Status = Status.NUMERICAL_FAILURE
     check_tol: float = CHECK_TOL
+    formulation: Any = None
 
     @property
     def success(self) -> bool:
@@ -80,15 +85,25 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     ``friction="pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp`
     (default method ``"lemke"``; ``"interior-point"``, ``"bpp"`` also apply);
     ``friction="cone"`` the Coulomb-cone problem (default: ``"newton"``, then
-    ``"nsgs"`` if Newton does not reach ``tol``).
+    ``"nsgs"`` if Newton does not reach ``tol``); ``friction="mncp"`` the same
+    Coulomb law written as Buffo & Maciel's mixed NCP (eqs. (29)–(36), or the LCP
+    (45) when every contact slides; default method ``"merit"``), kept in
+    ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`)
+    so that ``formulation.unpack(result.x)`` gives ``s`` and ``lambda``.
     """
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
-    if friction not in ("pyramid", "cone"):
-        raise InvalidOptionError("friction", f"must be 'pyramid' or 'cone', got {friction!r}")
+    if friction not in FRICTION_LAWS:
+        raise InvalidOptionError("friction", f"must be one of {', '.join(map(repr, FRICTION_LAWS))}, "
+                                             f"got {friction!r}")
     thm = cd.theorem2()
+    form = None
     if friction == "pyramid":
         form = pyramid_lcp(cd)
         res = solve(form.lcp, method or "lemke", tol=tol, **options)
+        to_c = form.forces
+    elif friction == "mncp":
+        form = buffo_mncp(cd)
+        res = solve(form.problem, method or "merit", tol=tol, **options)
         to_c = form.forces
     else:
         prob = cone_problem(cd)
@@ -101,11 +116,12 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
                 alt.message = f"newton: {res.status.name} ({res.message}); nsgs: {alt.message}"
                 res = alt
         to_c = lambda r: cone_forces(cd, r)  # noqa: E731
-    out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol)
+    out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol,
+                        formulation=form)
     if res.x is None:
         return out
     c = to_c(res.x)
-    viol, a, Vdot = check_dynamic(cd, c, friction)
+    viol, a, Vdot = check_dynamic(cd, c, "pyramid" if friction == "pyramid" else "cone")
     out.contacts = classify(cd, c, a)
     out.accelerations = Vdot
     out.max_violation = viol

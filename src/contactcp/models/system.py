@@ -36,7 +36,7 @@ import scipy.linalg as sla
 from ..errors import InvalidProblemError
 from .._validate import vector
 from .bodies import RigidBody
-from .contacts import Body, Contact, Ground, Link, contact_frame
+from .contacts import Body, Contact, Ground, Link, contact_frame, cross3
 
 __all__ = ["Arm", "MultibodySystem", "ContactDynamics"]
 
@@ -162,7 +162,7 @@ class MultibodySystem:
 
     def _frame(self, c: Contact) -> np.ndarray:
         if self.planar:
-            t = np.cross([0.0, 0.0, 1.0], c.normal) if c.tangent is None else c.tangent
+            t = cross3([0.0, 0.0, 1.0], c.normal) if c.tangent is None else c.tangent
             return contact_frame(c.normal, t)[:, :2]
         return contact_frame(c.normal, c.tangent)
 
@@ -207,12 +207,12 @@ class MultibodySystem:
             r = c.point - body.p
             Wfull = np.vstack([C, _skew(r) @ C])
             H[c.body * bd:(c.body + 1) * bd, cols] += Wfull[sel]
-            acc = np.cross(body.omega, np.cross(body.omega, r))
+            acc = cross3(body.omega, cross3(body.omega, r))
             if isinstance(c.other, Body):
                 ob = self.bodies[c.other.index]
                 ro = c.point - ob.p
                 H[c.other.index * bd:(c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
-                acc = acc - np.cross(ob.omega, np.cross(ob.omega, ro))
+                acc = acc - cross3(ob.omega, cross3(ob.omega, ro))
             elif isinstance(c.other, Link):
                 J, bias = self._link_point(c.other, c.point)
                 off = len(self.bodies) * bd + int(self._arm_offsets[c.other.arm])

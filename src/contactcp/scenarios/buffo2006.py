@@ -51,7 +51,8 @@ __all__ = ["GraspParameters", "Grasp", "puma3_grasp", "palm_inertia", "contact_p
            "solve_grasp", "GRASP_METHODS"]
 
 #: method -> friction law it solves
-GRASP_METHODS = {"newton": "cone", "nsgs": "cone", "lemke": "pyramid", "interior-point": "pyramid"}
+GRASP_METHODS = {"merit": "mncp", "newton": "cone", "nsgs": "cone", "lemke": "pyramid",
+                 "interior-point": "pyramid"}
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,15 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     return Grasp(system, p, float(mu), state, qs, pts, bases, arms)
 
 
-def solve_grasp(grasp: Grasp, method: str = "newton", tol: float = 1e-9):
-    """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``)."""
+def solve_grasp(grasp: Grasp, method: str = "newton", tol: float = 1e-9, **options: Any):
+    """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``).
+
+    ``"merit"`` solves Buffo & Maciel's own formulation: the mixed NCP (29)–(36),
+    or the LCP (45) when every contact slides, by merit minimisation (eqs. (3)–(4)).
+    """
     from ..dynamic import solve_dynamic
     from ..errors import UnknownMethodError
 
     if method not in GRASP_METHODS:
         raise UnknownMethodError(method, "grasp", sorted(GRASP_METHODS), "unknown method")
-    return solve_dynamic(grasp.system, friction=GRASP_METHODS[method], method=method, tol=tol)
+    return solve_dynamic(grasp.system, friction=GRASP_METHODS[method], method=method, tol=tol, **options)
