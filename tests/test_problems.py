@@ -122,3 +122,15 @@ def test_problems_are_immutable_and_copy_their_data():
         p.M[0, 0] = 3.0
     with pytest.raises(AttributeError, match="immutable"):
         p.q = np.zeros(2)
+
+
+def test_errors_survive_pickling():
+    """Errors raised in sweep workers cross process boundaries intact."""
+    import pickle
+
+    from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
+
+    for err in (InvalidProblemError("M", "must be square"), InvalidOptionError("tol", "must be > 0"),
+                UnknownMethodError("x", "LCP", ["lemke"], "unknown method")):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)

@@ -34,6 +34,9 @@ class InvalidProblemError(ContactCPError, ValueError):
         self.problem = problem
         super().__init__(f"{field}: {problem}")
 
+    def __reduce__(self):  # picklable, so that errors raised in worker processes come back intact
+        return (type(self), (self.field, self.problem))
+
 
 class UnknownMethodError(ContactCPError, ValueError):
     """A method name that is not registered, or does not apply to the problem."""
@@ -44,9 +47,13 @@ class UnknownMethodError(ContactCPError, ValueError):
         self.available = list(available)
         reason = why or "unknown method"
         names = ", ".join(repr(a) for a in self.available) or "none"
+        self.why = why
         super().__init__(
             f"method {method!r}: {reason} for {problem_type}; available: {names}"
         )
+
+    def __reduce__(self):
+        return (type(self), (self.method, self.problem_type, self.available, self.why))
 
 
 class InvalidOptionError(ContactCPError, ValueError):
@@ -56,3 +63,6 @@ class InvalidOptionError(ContactCPError, ValueError):
         self.option = option
         self.problem = problem
         super().__init__(f"option {option!r}: {problem}")
+
+    def __reduce__(self):
+        return (type(self), (self.option, self.problem))
