@@ -142,7 +142,7 @@ def test_batch_shared_matrix_and_bad_input():
 
 def test_solve_rejects_unknown_method_option_and_problem():
     p = ccp.LCP(np.eye(2), [1.0, 1.0])
-    with pytest.raises(ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'pgs'"):
+    with pytest.raises(ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'merit', 'pgs'"):
         ccp.solve(p, "simplex")
     with pytest.raises(ccp.UnknownMethodError, match="does not apply"):
         ccp.solve(ccp.BoxLCP(np.eye(1), [0], [0], [1]), "bpp")
@@ -152,7 +152,7 @@ def test_solve_rejects_unknown_method_option_and_problem():
         ccp.solve(p, tol=-1.0)
     with pytest.raises(ccp.InvalidProblemError, match="problem: must be a contactcp problem"):
         ccp.solve({"M": 1})
-    assert ccp.methods(p) == ["bpp", "enumerate", "interior-point", "lemke", "pgs"]
+    assert ccp.methods(p) == ["bpp", "enumerate", "interior-point", "lemke", "merit", "pgs"]
     assert "lemke" in ccp.methods()
 
 
