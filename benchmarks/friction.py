@@ -14,8 +14,16 @@ Problems are the seeded random contact states of
 Every solver runs in its own process; times are medians.  Writes
 ``benchmarks/results/friction.md``.
 
-    python benchmarks/friction.py            # full run
-    python benchmarks/friction.py --smoke    # seconds, contactcp only
+    python benchmarks/friction.py                    # full run
+    python benchmarks/friction.py --blas-threads 1   # every solver process on one BLAS thread
+    python benchmarks/friction.py --smoke            # seconds, contactcp only
+
+``--blas-threads`` sets ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` /
+``MKL_NUM_THREADS`` for every solver process (both sides alike) and for this
+script's own in-process table: on a small machine shared with other jobs,
+multithreaded BLAS made single solves of either side up to ten times slower
+at random.  The machine's load average at the start and the end of the run is
+written with the results.
 """
 
 from __future__ import annotations
@@ -30,7 +38,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+
+def _blas_threads_from_argv(argv: list[str]) -> str | None:
+    """``--blas-threads N`` read before numpy is imported, so that this process's BLAS
+    (the in-process Lemke / interior-point table) gets the setting too."""
+    for i, a in enumerate(argv):
+        if a == "--blas-threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--blas-threads="):
+            return a.split("=", 1)[1]
+    return None
+
+
+_EARLY_THREADS = _blas_threads_from_argv(sys.argv[1:])
+if _EARLY_THREADS is not None and _EARLY_THREADS.isdigit():
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _EARLY_THREADS
+
+import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -74,6 +99,13 @@ def fc_error(W, q, mu, r) -> float:
             out[i] = np.concatenate([[pn], m * pn * x[1:] / nt])
     nq = np.linalg.norm(q)
     return float(np.linalg.norm(R - out) / (nq if nq > 0 else 1.0))
+
+
+def _loadavg() -> str:
+    try:
+        return "(" + ", ".join(f"{v:.2f}" for v in os.getloadavg()) + ")"
+    except OSError:
+        return "(unknown)"
 
 
 def run_fc_worker(backend, solver, files, timeout, target_s=0.3, max_reps=10):
@@ -145,8 +177,14 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--blas-threads", type=int, default=None,
+                    help="BLAS threads of every solver process (default: the environment's)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "friction.md")
     args = ap.parse_args(argv)
+    if args.blas_threads is not None:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.blas_threads)
+    load_start = _loadavg()
     backends = ["contactcp"] if args.smoke else ["contactcp", "siconos"]
     if args.smoke:
         args.lcp_sizes, args.cone_sizes, args.ip_sizes, args.seeds = [10], [10], [10], 1
@@ -280,6 +318,9 @@ def main(argv=None) -> int:
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
         f"{platform.python_version()}; date {dt.date.today().isoformat()}.",
         f"Command: `python benchmarks/friction.py {' '.join(sys.argv[1:])}`".rstrip() + ".", "",
+        f"BLAS threads per process: {os.environ.get('OPENBLAS_NUM_THREADS', 'not set (library default)')}; "
+        f"load average (1, 5, 15 min) at the start {load_start}, at the end {_loadavg()} (the machine may be "
+        "shared with other jobs).", "",
         f"Problems: `random_system(n_c, seed)` (one sphere, n_c three-prismatic fingers, dense A), {args.seeds} "
         "seeds per row. Times in **milliseconds**, median over seeds of the median of repeated "
         "build + solve runs, every solver in its own process; a time is shown only when every answer of the row "

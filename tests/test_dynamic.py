@@ -231,3 +231,118 @@ def test_compiled_newton_kernels_match_the_numpy_reference():
 def sla_block(D):
     import scipy.linalg as sla
     return sla.block_diag(*D)
+
+
+def _reduced_reference(W, D, rho, phi):
+    """The full Newton matrix and the rows with a nonzero D row (dense numpy)."""
+    J = np.eye(W.shape[0]) - sla_block(D) + sla_block(D * rho[:, None, None]) @ W
+    keep = np.flatnonzero(np.abs(D).max(axis=2).reshape(-1) > 0)
+    return J, keep
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
+    # separating contacts and frictionless (mu = 0) ones give zero D rows, eliminated
+    from contactcp.solvers._fc_kernels import (abs_row_sums, ac_phi_D, reduced_newton_apply,
+                                               reduced_newton_system)
+    rng = np.random.default_rng(11)
+    nc = 9
+    B = rng.standard_normal((3 * nc, 3 * nc))
+    W = B @ B.T + 0.2 * rng.standard_normal((3 * nc, 3 * nc))
+    q = rng.standard_normal(3 * nc)
+    mu = rng.uniform(0.2, 1.0, nc)
+    mu[:3] = 0.0
+    rho = rng.uniform(0.1, 1.0, nc)
+    r = rng.standard_normal(3 * nc)
+    r[0::3] = np.abs(r[0::3])
+    u = W @ r + q
+    phi, D = ac_phi_D(r, u, mu, rho, 3, True)
+    J, keep_ref = _reduced_reference(W, D, rho, phi)
+    assert 0 < keep_ref.size < 3 * nc
+    keep, Jr, rhs, dr, jnorm = reduced_newton_system(W, D, rho, phi, 3, np.empty(9 * nc * nc, dtype),
+                                                     abs_row_sums(W))
+    assert Jr.dtype == dtype
+    np.testing.assert_array_equal(keep, keep_ref)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(Jr, J[np.ix_(keep, keep)], atol=tol * np.abs(J).max())
+    assert jnorm >= np.abs(J[np.ix_(keep, keep)]).sum(axis=1).max() * (1 - 1e-12)
+    # solving the reduced system gives the full Newton step
+    full = np.linalg.solve(J, -phi)
+    dr[keep] = np.linalg.solve(J[np.ix_(keep, keep)], rhs)
+    np.testing.assert_allclose(dr, full, atol=1e-9 * np.abs(full).max())
+    # the matrix-free product
+    x = np.zeros(3 * nc)
+    x[keep] = rng.standard_normal(keep.size)
+    np.testing.assert_allclose(reduced_newton_apply(W @ x, x, D, rho, keep, 3), (J @ x)[keep], atol=1e-12)
+
+
+def test_compiled_merit_matches_the_numpy_reference():
+    from contactcp.solvers._fc_kernels import ac_merit
+    from contactcp.solvers._fc_newton import alart_curnier
+    rng = np.random.default_rng(5)
+    nc = 6
+    W = rng.standard_normal((3 * nc, 3 * nc))
+    q = rng.standard_normal(3 * nc)
+    mu = rng.uniform(0.0, 1.0, nc)
+    rho = rng.uniform(0.1, 1.0, nc)
+    r, dr = rng.standard_normal(3 * nc), rng.standard_normal(3 * nc)
+    u = W @ r + q
+    for t in (1.0, 0.5, 1e-3):
+        phi, _ = alart_curnier(r + t * dr, u + t * (W @ dr), mu, rho, 3, jacobian=False)
+        assert ac_merit(r, u, dr, W @ dr, t, mu, rho, 3) == pytest.approx(0.5 * phi @ phi, rel=1e-12)
+
+
+def test_mixed_precision_newton_step_equals_the_double_precision_step():
+    # 60 contacts: above SINGLE_ABOVE rows, so the single-precision LU with refinement is used
+    from contactcp.formulations.dynamic_cone import cone_problem
+    from contactcp.scenarios.random_dynamic import random_system
+    from contactcp.solvers import _fc_newton as fn
+    from contactcp.solvers._fc_kernels import ac_phi_D
+    p = cone_problem(random_system(60, seed=8).dynamics())
+    rho = fn.default_rho(p)
+    r = np.abs(np.random.default_rng(2).standard_normal(p.size))
+    u = p.W @ r + p.q
+    phi, D = ac_phi_D(r, u, p.mu, rho, 3, True)
+    single = [True]
+    dr = fn._lu_step(p.W, D, rho, phi, 3, None, single)
+    assert single[0]                                   # the refinement converged
+    J, _ = _reduced_reference(p.W, D, rho, phi)
+    ref = np.linalg.solve(J, -phi)
+    np.testing.assert_allclose(dr, ref, atol=1e-11 * np.abs(ref).max())
+
+
+def test_newton_on_duplicated_contacts_falls_back_to_double_precision_and_least_squares():
+    # every contact twice: W = P W0 P^T is singular (so is every Newton matrix), the
+    # single-precision LU is abandoned and the Levenberg-Marquardt step takes over;
+    # half of each reaction on each copy solves it
+    from contactcp.formulations.dynamic_cone import cone_problem
+    from contactcp.scenarios.random_dynamic import random_system
+    from contactcp.solvers import _fc_newton as fn
+    from contactcp.solvers._fc_kernels import ac_phi_D
+    p0 = cone_problem(random_system(30, seed=1).dynamics())
+    P = np.vstack([np.eye(p0.size), np.eye(p0.size)])
+    p = FrictionContactProblem(P @ p0.W @ P.T, P @ p0.q, np.concatenate([p0.mu, p0.mu]))
+    res = ccp.solve(p, "newton", tol=1e-9)
+    assert res.success and res.residual.value <= 1e-9
+    rho = fn.default_rho(p)
+    r = np.abs(np.random.default_rng(0).standard_normal(p.size))
+    phi, D = ac_phi_D(r, p.W @ r + p.q, p.mu, rho, 3, True)
+    single = [True]
+    dr = fn._lu_step(p.W, D, rho, phi, 3, None, single)
+    assert not single[0] and dr is not None and np.all(np.isfinite(dr))
+
+
+@pytest.mark.parametrize("sweeps", [0, 1, 4])
+def test_newton_start_sweeps(sweeps):
+    from contactcp.formulations.dynamic_cone import cone_problem
+    from contactcp.problems.friction import cone_violation
+    from contactcp.scenarios.random_dynamic import random_system
+    from contactcp.solvers._fc_kernels import gauss_seidel_sweeps
+    p = cone_problem(random_system(40, seed=21).dynamics())
+    res = ccp.solve(p, "newton", tol=1e-10, sweeps=sweeps)
+    assert res.success and res.residual.value <= 1e-10
+    start = np.zeros(p.size)
+    gauss_seidel_sweeps(p.W, p.q, p.mu, start, 3, max(sweeps, 1), 5)
+    assert np.all(np.isfinite(start)) and cone_violation(start, p.mu, 3) <= 1e-12
+    with pytest.raises(InvalidOptionError, match="sweeps"):
+        ccp.solve(p, "newton", sweeps=-1)
