@@ -83,6 +83,11 @@ def vector(value: Any, field: str, size: int | None = None, *, allow_inf: str | 
     ``allow_inf``: None (finite only), ``"+"`` (+inf allowed), ``"-"`` (-inf
     allowed) or ``"both"``.
     """
+    if (allow_inf is None and type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1
+            and (size is None or value.shape[0] == size) and not value.flags.writeable):
+        # already validated and frozen by this function (the common case inside the package)
+        if np.isfinite(value).all():
+            return value
     arr = _as_float(value, field)
     if arr.ndim == 0:
         raise InvalidProblemError(field, "must be a 1-D vector, got a scalar")

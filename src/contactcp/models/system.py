@@ -175,7 +175,13 @@ class MultibodySystem:
         sel = self._body_sel()
         blocks = [b.mass_matrix()[np.ix_(sel, sel)] for b in self.bodies]
         blocks += [np.asarray(a.manipulator.mass_matrix(a.q)) for a in self.arms]
-        return sla.block_diag(*blocks)
+        M = np.zeros((self.n_dof, self.n_dof))
+        k = 0
+        for B in blocks:
+            m = B.shape[0]
+            M[k:k + m, k:k + m] = B
+            k += m
+        return M
 
     def forces(self) -> np.ndarray:
         sel = self._body_sel()

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import least_squares, minimize
+from threadpoolctl import threadpool_limits
 
 from .._registry import Raw, register
 from .._validate import vector
@@ -638,7 +639,10 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
         _finish(model, merit_, run)
         if run.residual > tol:
             mon = _Monitor(merit_, tol, max_iter, bool(polish))
-            run = run_backend(merit_, y0, mon)
+            # small dense products: a multithreaded BLAS only adds synchronisation (on a busy 2-core
+            # machine L-BFGS-B ran 20x slower with two OpenBLAS threads than with one)
+            with threadpool_limits(limits=1, user_api="blas"):
+                run = run_backend(merit_, y0, mon)
             if polish and run.ending != "solved" and mon.try_polish(np.clip(run.y, merit_.lb, merit_.ub)):
                 run.y, run.polished = mon.y, True
                 run.note += "; then the active-set polish"
