@@ -145,3 +145,18 @@ def test_stationary_point_of_the_grasp_merit_is_not_reported_as_a_solution():
     assert out.status is ccp.Status.STATIONARY_NOT_SOLUTION and not out.success
     assert out.result.stats["final_f"] > 1e-6
     assert out.result.residual.value > 1e-9
+
+
+def test_cli_grasp_merit_json(capsys):
+    import json
+
+    from contactcp.cli import main
+
+    assert main(["grasp", "puma3", "--mu", "0.1", "--state", "rolling", "--method", "merit", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "SOLVED" and d["method"] == "merit" and d["friction"] == "mncp"
+    assert [c["transition"] for c in d["contacts"]] == ["rolling->sliding"] * 3
+    assert all(len(c["c"]) == 3 and len(c["a"]) == 3 for c in d["contacts"])
+    assert main(["grasp", "puma3", "--mu", "0.4", "--state", "sliding", "--method", "merit", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["success"] and [c["mode"] for c in d["contacts"]] == ["sliding"] * 3
