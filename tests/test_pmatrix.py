@@ -1,7 +1,6 @@
 """The P-matrix test (contactcp.analysis.pmatrix) against brute force and exact rational arithmetic."""
 
 import dataclasses
-import itertools
 from fractions import Fraction
 
 import numpy as np

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._registry import solve
 from ..dynamic import solve_dynamic
 from ..scenarios.buffo2006 import GraspParameters, puma3_grasp
 

@@ -63,6 +63,7 @@ from ..errors import InvalidOptionError, InvalidProblemError
 from ..problems import LCP
 from ..result import Residual, Status
 from ._certificates import lcp_farkas
+from ._linalg import solve_or_lstsq
 
 _GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
 _BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
@@ -146,23 +147,6 @@ def _factor(K: np.ndarray, cholesky: bool) -> Callable[[np.ndarray], np.ndarray]
     return lambda b: sla.lu_solve((lu, piv), b, check_finite=False)
 
 
-def _solve_block(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """``A x = b`` by LU, or the minimum-norm least-squares ``x`` when A is (nearly) singular."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sla.LinAlgWarning)
-        lu, piv = sla.lu_factor(A, check_finite=False)
-        d = np.abs(np.diag(lu))
-        if np.all(np.isfinite(d)) and d.min() > 1e-12 * max(d.max(), 1e-300):
-            x = sla.lu_solve((lu, piv), b, check_finite=False)
-            if np.all(np.isfinite(x)):
-                return x
-        try:
-            x = sla.lstsq(A, b, cond=1e-12, lapack_driver="gelsy", check_finite=False)[0]
-        except (np.linalg.LinAlgError, ValueError):
-            return None
-    return x if np.all(np.isfinite(x)) else None
-
-
 def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates",
             passes: int = 3) -> bool:
     """Crossover: solve the principal subsystem on the guessed active set ``F = {z_i > w_i}``.
@@ -189,7 +173,7 @@ def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates",
         if idx.size:
             MFF = M[np.ix_(idx, idx)]
             zF = z[idx]
-            dzF = _solve_block(MFF, -(MFF @ zF + q[idx]))
+            dzF = solve_or_lstsq(MFF, -(MFF @ zF + q[idx]))
             if dzF is None:
                 return False
             zp[idx] = zF + dzF

@@ -55,7 +55,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.optimize import least_squares, minimize
 from threadpoolctl import threadpool_limits
 
@@ -65,6 +64,7 @@ from ..errors import InvalidOptionError, InvalidProblemError
 from ..problems import LCP, MixedLCP, MixedNCP
 from ..problems._base import complementarity_residual, linear_residual
 from ..result import Status
+from ._linalg import solve_or_lstsq
 
 __all__ = ["merit", "merit_value", "BACKENDS"]
 
@@ -266,29 +266,6 @@ def merit_value(problem: Any, x: Any, z: Any = None) -> float:
 # the active-set polish
 
 
-def _solve_square(K: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """``K d = b`` by LU, or the minimum-norm least-squares ``d`` when K is (nearly) singular."""
-    if K.size == 0:
-        return np.zeros(K.shape[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if K.shape[0] == K.shape[1]:
-            try:
-                lu, piv = sla.lu_factor(K, check_finite=False)
-                dg = np.abs(np.diag(lu))
-                if np.all(np.isfinite(dg)) and dg.min() > 1e-12 * max(dg.max(), 1e-300):
-                    d = sla.lu_solve((lu, piv), b, check_finite=False)
-                    if np.all(np.isfinite(d)):
-                        return d
-            except (ValueError, np.linalg.LinAlgError):
-                pass
-        try:
-            d = sla.lstsq(K, b, cond=1e-12, lapack_driver="gelsy", check_finite=False)[0]
-        except (ValueError, np.linalg.LinAlgError):
-            return None
-    return d if np.all(np.isfinite(d)) else None
-
-
 def _polish(model: _Model, x: np.ndarray, z: np.ndarray, tol: float) -> tuple[np.ndarray, float] | None:
     """Newton on the active set guessed from the iterate, with sign flips.
 
@@ -325,7 +302,7 @@ def _polish(model: _Model, x: np.ndarray, z: np.ndarray, tol: float) -> tuple[np
                 break
             JF, JG = model.jac(xk)
             K = np.vstack([JF[act][:, cols], JG[:, cols]])
-            d = _solve_square(K, -np.concatenate([F[act], G]))
+            d = solve_or_lstsq(K, -np.concatenate([F[act], G]))
             if d is None:
                 break
             xk = xk.copy()
