@@ -227,3 +227,43 @@ def test_cli_hand2d_map(capsys, tmp_path):
     assert main(["hand2d", "--map", "--resolution", "6", "--workers", "1", "--out", str(out), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert sum(d["classes"].values()) == 36 and out.exists()
+
+
+# --------------------------------------------------------------- a single prismatic finger under a block
+def finger_lift(tau: float, push: float = 0.0, mu: float = 0.5, mb: float = 2.0, mf: float = 0.5):
+    """A block resting on a vertical prismatic finger (1 DOF along y, mass mf); the finger pushes up with tau."""
+    from contactcp.models import Arm, Link, Manipulator
+
+    base = np.eye(4)
+    base[:3, :3] = [[1, 0, 0], [0, 0, 1], [0, -1, 0]]      # joint axis z -> world y
+    finger = Manipulator.from_dh([[0.0, 0.0, 0.0, 0.0]], joint_types="P", masses=[mf], base=base,
+                                 gravity=[0, -G, 0])
+    body = RigidBody(mass=mb, inertia=1.0, p=[0, 0.1, 0], wrench=[push, -mb * G, 0, 0, 0, 0])
+    contact = Contact(0, [0, 0, 0], [0, 1, 0], mu, other=Link(0, 0), tangent=[1, 0, 0])
+    return MultibodySystem([body], [contact], [Arm(finger, [0.0], [0.0], [tau])], planar=True)
+
+
+def test_single_finger_lifts_the_block_rolling():
+    tau = 40.0
+    out = analyse(finger_lift(tau))
+    a = (tau - 2.5 * G) / 2.5                         # block and finger move together
+    assert out.determinate and out.modes == ["rolling"] and out.codes == ["a1"]
+    np.testing.assert_allclose(out.accelerations[:2], [0.0, a], atol=1e-9)
+    np.testing.assert_allclose(out.c, [2.0 * (G + a), 0.0], atol=1e-9)
+
+
+def test_single_finger_onset_of_sliding():
+    tau, push = 40.0, 30.0
+    out = analyse(finger_lift(tau, push=push))
+    a = (tau - 2.5 * G) / 2.5
+    cn = 2.0 * (G + a)                                # > push / mu? 2 (G + a) = 32 < 60: slides
+    assert out.determinate and out.modes == ["sliding"] and out.codes == ["a2"]
+    np.testing.assert_allclose(out.c, [cn, -0.5 * cn], atol=1e-9)
+    np.testing.assert_allclose(out.accelerations[0], (push - 0.5 * cn) / 2.0, atol=1e-9)
+
+
+def test_single_finger_pulled_away_breaks_contact():
+    out = analyse(finger_lift(-5.0))                  # the finger falls faster than g
+    assert out.determinate and out.modes == ["breaking"] and out.codes == ["a3"]
+    np.testing.assert_allclose(out.c, [0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(out.accelerations[:2], [0.0, -G], atol=1e-9)

@@ -356,7 +356,7 @@ class Manipulator:
         jid, M = self._point_ref(link, point)
         pin.computeJointJacobians(self._model, self._data, self._q(q))
         J = pin.getFrameJacobian(self._model, self._data, jid, M, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
-        return np.array(J[:3])
+        return np.array(J[:3]).reshape(3, self.n)   # eigenpy returns a 6 x 1 Jacobian as a vector
 
     def point_bias_acceleration(self, q: Any, qdot: Any, link: Any = -1,
                                 point: Any = (0.0, 0.0, 0.0)) -> np.ndarray:
