@@ -114,3 +114,20 @@ def test_cli_grasp_json_and_picture(tmp_path, capsys):
     assert pic.stat().st_size > 10_000
     assert main(["grasp", "puma3", "--method", "simplex"]) == 2
     assert "available" in capsys.readouterr().err
+
+
+def test_advancing_a_slipping_grasp_keeps_the_slip_velocity():
+    """Contacts that start sliding (a2) are not projected back to zero slip: the sphere's downward
+    velocity grows by about a_z dt per step (a_z from the first solve), and the position follows it."""
+    from contactcp.analysis.grasp_steps import advance_grasp
+    from contactcp.dynamic import solve_dynamic
+
+    g = puma3_grasp(0.1, "rolling")
+    az = solve_dynamic(g.system, friction="cone").accelerations[2]
+    assert az < -1.0
+    hist = advance_grasp(g, dt=1e-3, steps=5)
+    vz = np.array([h.sphere_v[2] for h in hist])
+    np.testing.assert_allclose(np.diff(vz), az * 1e-3, rtol=0.05)
+    z = np.array([h.sphere_p[2] for h in hist])
+    np.testing.assert_allclose(np.diff(z), vz[1:] * 1e-3, rtol=1e-4)   # up to the normal-velocity projection
+    assert all(h.modes == ["sliding"] * 3 for h in hist)

@@ -155,7 +155,8 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         for k, j in enumerate(active):
             if modes[j] != "breaking":
                 rows.append(3 * k)
-                if j in stopped or states[j] == "rolling":
+                # a contact that was rolling and keeps rolling sticks; one that starts sliding (a2) does not
+                if j in stopped or (states[j] == "rolling" and modes[j] == "rolling"):
                     rows += [3 * k + 1, 3 * k + 2]
         if rows:
             Hc = H[:, rows]
