@@ -79,3 +79,14 @@ def test_reproduce_quick(tmp_path, capsys):
     table = (tmp_path / "lcp_families" / "table.md").read_text()
     assert "| spd | 10 | lemke | 2/2 |" in table
     assert main(["reproduce", "nope", "--out", str(tmp_path)]) == 2
+
+
+def test_reproduce_buffo2006_and_yashima_quick(tmp_path, capsys):
+    assert main(["reproduce", "buffo2006", "yashima", "--quick", "--out", str(tmp_path)]) == 0
+    t3 = (tmp_path / "buffo2006" / "table3.md").read_text()
+    assert t3.count("| SOLVED |") == 10                        # 5 mu x 2 backends, all certified
+    assert (tmp_path / "buffo2006" / "steps.png").stat().st_size > 10_000
+    findings = (tmp_path / "yashima" / "findings.md").read_text()
+    rows = [ln for ln in findings.splitlines() if ln.startswith("| ") and ("| yes |" in ln or "| NO |" in ln)]
+    assert len(rows) == 5 and all("| yes |" in ln for ln in rows)
+    assert (tmp_path / "yashima" / "map_mu0.2.png").exists()

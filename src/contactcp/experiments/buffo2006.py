@@ -177,15 +177,18 @@ def _steps(out_dir: Path, quick: bool) -> list[Path]:
     steps = 4 if quick else 20
     dt = 2e-3
     runs = {}
-    for mu in (0.1, 0.4):
-        runs[mu] = advance_grasp(puma3_grasp(mu, "rolling"), dt=dt, steps=steps, friction="cone")
-    lines = ["# Algorithm 1, step 6: advancing the grasp (initially rolling, joint efforts fixed)", "",
-             f"dt = {dt} s, {steps} steps; cone law by semismooth Newton at each step.", "",
-             "| mu | t (ms) | status | C1 | C2 | C3 | sphere z (mm) | sphere v_z (mm/s) |",
-             "|---|---:|---|---|---|---|---:|---:|"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=False)
+    for mu, state in ((0.1, "rolling"), (0.4, "rolling"), (0.4, "sliding")):
+        runs[(mu, state)] = advance_grasp(puma3_grasp(mu, state), dt=dt, steps=steps, friction="cone")
+    lines = ["# Algorithm 1, step 6: advancing the grasp (joint efforts fixed)", "",
+             f"dt = {dt} s, {steps} steps; cone law by semismooth Newton at each step; a step ends early where "
+             "a decelerating slip stops (event location). mu = 0.1 from rest: all three contacts start sliding "
+             "and the sphere slips down; mu = 0.4 from rest: they keep rolling; mu = 0.4 with the sphere "
+             "sliding down at the start: friction stops each slip within a millisecond (sliding -> rolling).",
+             "", "| mu | initial | t (ms) | status | C1 | C2 | C3 | sphere z (mm) | sphere v_z (mm/s) |",
+             "|---|---|---:|---|---|---|---|---:|---:|"]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8), sharey=False)
     code = {"rolling": 0, "sliding": 1, "breaking": 2, "separated": 3}
-    for ax, (mu, hist) in zip(axes, runs.items()):
+    for ax, ((mu, state), hist) in zip(axes, runs.items()):
         t = np.array([h.t for h in hist]) * 1e3
         for j in range(3):
             ax.step(t, [code.get(h.modes[j], 3) + 0.06 * (j - 1) for h in hist], where="post", label=f"C{j + 1}")
@@ -194,10 +197,10 @@ def _steps(out_dir: Path, quick: bool) -> list[Path]:
         ax2.set_ylabel("sphere z - z0 (mm)")
         ax.set_yticks(list(code.values()), list(code))
         ax.set_xlabel("t (ms)")
-        ax.set_title(f"mu = {mu:g}")
+        ax.set_title(f"mu = {mu:g}, initially {state}")
         ax.legend(loc="upper left", fontsize=8)
         for h in hist:
-            lines.append(f"| {mu:g} | {1e3 * h.t:.1f} | {h.status} | " + " | ".join(h.modes) +
+            lines.append(f"| {mu:g} | {state} | {1e3 * h.t:.2f} | {h.status} | " + " | ".join(h.modes) +
                          f" | {1e3 * (h.sphere_p[2] - hist[0].sphere_p[2]):.4f} | {1e3 * h.sphere_v[2]:.3f} |")
     fig.suptitle("Contact modes over a few time steps (three PUMA-560 fingers)")
     fig.tight_layout()
