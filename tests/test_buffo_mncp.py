@@ -130,7 +130,7 @@ def test_mixed_state_merit_agrees_with_newton():
 
 
 def test_grasp_parameters_are_validated():
-    with pytest.raises(InvalidProblemError, match="r"):
+    with pytest.raises(InvalidProblemError, match="^r:"):
         GraspParameters(r=-0.1)
     with pytest.raises(InvalidProblemError, match="b_tilde"):
         GraspParameters(b_tilde=0.1)

@@ -67,7 +67,7 @@ def test_painleve_like_sliding_contact_is_not_determinate():
     c = Contact(0, [-0.5, -0.3, 0], [0, 1, 0], 3.0, state="sliding", v_t=np.array([1.0]))
     out = analyse(MultibodySystem([rod], [c], planar=True))
     comb = combination_lcp(out.dynamics, np.zeros((0, 1)))
-    assert comb.A[0, 0] == pytest.approx(-9.0) and comb.b[0] == pytest.approx(-G)   # 1 - 3 * 0.3 * 0.5 / 0.02 ...
+    assert comb.A[0, 0] == pytest.approx(-9.0) and comb.b[0] == pytest.approx(-G)   # 1/m + 1/I (r_t^2 - mu r_n r_t) < 0
     assert out.verdict == "none" and not out.determinate and out.distinct_solutions == 0
     assert out.combinations[0].p_matrix.is_p is False and out.combinations[0].complete
     # pushed up instead (b > 0): two solutions, lift-off and a large impulsive-like force
@@ -267,3 +267,53 @@ def test_single_finger_pulled_away_breaks_contact():
     assert out.determinate and out.modes == ["breaking"] and out.codes == ["a3"]
     np.testing.assert_allclose(out.c, [0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(out.accelerations[:2], [0.0, -G], atol=1e-9)
+
+
+def test_map_agrees_with_one_state_analysis_where_A_is_not_P():
+    """At mu = 10 and 100 the combinations' matrices are not P: the map enumerates supports."""
+    t1 = np.array([1.0, 3.0, 5.0, 8.0, 0.0, 10.0])
+    t2 = np.array([1.0, 7.0, 5.0, 2.0, 10.0, 0.0])
+    for mu in (10.0, 100.0):
+        st = hand_states(t1, t2, mu=mu)
+        assert np.any(st["verdict"] == VERDICTS.index("not-P"))
+        for k in range(t1.size):
+            one = analyse(two_finger_hand(mu, float(t1[k]), float(t2[k])).system)
+            assert one.verdict == VERDICTS[int(st["verdict"][k])]
+            assert (one.feasible_combinations, one.distinct_solutions) == (st["n_feasible"][k], st["n_distinct"][k])
+            np.testing.assert_allclose(one.c, [st["c_n1"][k], st["c_t1"][k], st["c_n2"][k], st["c_t2"][k]],
+                                       atol=1e-8 * np.abs(one.c).max())
+            assert st["max_violation"][k] < 1e-7
+
+
+def test_uncertifiable_states_are_undecided_not_none():
+    """mu = 1e12: the enumerated candidates are not certified LCP solutions, so no proof of 'none'."""
+    out = analyse(two_finger_hand(1e12, 1.0, 1.0).system)
+    assert out.verdict == "undecided" and not out.determinate
+
+
+def test_indeterminate_friction_split_is_several():
+    """A block on two ground contacts pushed below the friction limit: the friction split is not unique."""
+    body = RigidBody(mass=2.0, inertia=1.0, wrench=[3.0, -2 * G, 0, 0, 0, 0])
+    cs = [Contact(0, [x, 0, 0], [0, 1, 0], 0.5, tangent=[1, 0, 0]) for x in (-0.5, 0.5)]
+    out = analyse(MultibodySystem([body], cs, planar=True))
+    assert out.verdict == "several" and out.distinct_solutions >= 2 and not out.determinate
+    assert all(not o.complete for o in out.combinations if o.feasible)   # singular blocks: a continuum
+
+
+def test_sliding_contacts_in_space_are_checked_with_their_own_law():
+    """Sliding friction follows the cone direction (eq. (5)); the independent check uses that law."""
+    from contactcp.scenarios.buffo2006 import puma3_grasp
+    out = analyse(puma3_grasp(0.4, "sliding").system)
+    assert out.determinate and out.max_violation < 1e-10
+    ref = solve_dynamic(puma3_grasp(0.4, "sliding").system, friction="cone")
+    np.testing.assert_allclose(out.c, ref.c, atol=1e-8 * np.abs(ref.c).max())
+
+
+def test_analyse_rejects_bad_options():
+    from contactcp.errors import InvalidOptionError
+    sys_ = block(push=1.0)
+    for kw in ({"mode_tol": -1.0}, {"mode_tol": float("nan")}, {"max_combinations": "a"}, {"tol": 0}):
+        with pytest.raises(InvalidOptionError):
+            analyse(sys_, **kw)
+    with pytest.raises(InvalidOptionError, match="system"):
+        analyse("not a system")

@@ -39,8 +39,12 @@ from .._registry import solve
 from ..errors import InvalidOptionError
 from ..formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
 from ..interpret.dynamic import MODE_TOL, check_dynamic, classify
+
+#: tolerance of the independent check of every feasible solution (as for :func:`contactcp.solve_dynamic`)
+CHECK_TOL = 1e-7
 from ..models.system import ContactDynamics, MultibodySystem
 from ..problems import LCP
+from ..result import Status
 from .pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "VERDICTS", "ENUMERATE_MAX_N"]
@@ -77,7 +81,7 @@ class Determinacy:
     dynamics: ContactDynamics
     verdict: str
     combinations: list[CombinationOutcome]
-    feasible_combinations: int
+    feasible_combinations: int          #: combinations with at least one feasible solution
     distinct_solutions: int
     p_matrix: bool | None
     p_test: str
@@ -134,17 +138,24 @@ def _solve_combination(comb: CombinationLCP, tol: float, p_exact_max_n: int) -> 
     elif n <= ENUMERATE_MAX_N:
         res = solve(prob, "enumerate", tol=tol)
         sols = list(res.stats.get("solutions", [])) if res.x is not None else []
-        complete, method = True, "enumerate"
+        # complete only when every support gave at most one point (no singular principal block:
+        # there the solution set may be a continuum, of which one LP point was checked) and the
+        # search itself was certified (a solution, or an exhaustive search that found none)
+        complete = (res.stats.get("singular_points", 0) == 0
+                    and (res.success or res.status is Status.NO_SOLUTION))
+        method = "enumerate"
     else:
         res = solve(prob, "lemke", tol=tol)
         sols = [res.x] if res.success else []
         complete, method = False, "lemke"
     feasible = []
     for y in sols:
+        if not prob.residual(y).value <= tol:        # a candidate that is not a certified solution
+            complete = False
+            continue
         fN = y[comb.normal]
         scale = max(float(np.abs(y).max(initial=0.0)), float(np.abs(comb.b).max(initial=0.0)), 1e-300)
-        if np.all(comb.bound_violation(y) <= BOUND_RTOL * scale) and \
-                prob.residual(y).value <= tol and np.all(fN >= -BOUND_RTOL * scale):
+        if np.all(comb.bound_violation(y) <= BOUND_RTOL * scale) and np.all(fN >= -BOUND_RTOL * scale):
             feasible.append(y)
     return CombinationOutcome(comb, pv, sols, feasible, complete, method)
 
@@ -156,39 +167,66 @@ def _same(c1: np.ndarray, c2: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> boo
 
 
 def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_exact_max_n: int = 20,
-            mode_tol: float = MODE_TOL, max_combinations: int = 4096) -> Determinacy:
-    """Solve every sign combination of the state and return the determinacy verdict (Section III-C)."""
+            mode_tol: float = MODE_TOL, max_combinations: int = 4096, check_tol: float = CHECK_TOL) -> Determinacy:
+    """Solve every sign combination of the state and return the determinacy verdict (Section III-C).
+
+    Every feasible solution is checked against the original conditions (equations of motion,
+    Signorini, the friction law of the decomposition) within ``check_tol``; a failed check makes
+    the verdict ``undecided``, as does a combination whose solution set could not be enumerated
+    exactly (a singular principal block, or a candidate that is not a certified LCP solution).
+    ``feasible_combinations`` counts the combinations with at least one feasible solution.
+    """
+    if not isinstance(system, (MultibodySystem, ContactDynamics)):
+        raise InvalidOptionError("system", f"must be a MultibodySystem or ContactDynamics, "
+                                           f"got {type(system).__name__}")
+    for name, v in (("tol", tol), ("mode_tol", mode_tol), ("check_tol", check_tol)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (np.isfinite(v) and v > 0):
+            raise InvalidOptionError(name, f"must be a positive finite number, got {v!r}")
+    for name, v in (("p_exact_max_n", p_exact_max_n), ("max_combinations", max_combinations)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise InvalidOptionError(name, f"must be a non-negative integer, got {v!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
-    if not isinstance(cd, ContactDynamics):
-        raise InvalidOptionError("system", f"must be a MultibodySystem or ContactDynamics, got {type(cd).__name__}")
     if n_combinations(cd) > max_combinations:
         raise InvalidOptionError("max_combinations", f"the state has {n_combinations(cd)} sign combinations "
                                                      f"(> {max_combinations})")
     outcomes = [_solve_combination(combination_lcp(cd, s), tol, p_exact_max_n) for s in sign_combinations(cd)]
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, float, CombinationOutcome]] = []
-    n_feasible = 0
+    # each distinct physical solution: (c, a, dV/dt, violation, the combinations that give it)
+    found: list[list[Any]] = []
+    certified = True
     for o in outcomes:
         for y in o.feasible:
-            n_feasible += 1
             c = o.lcp.forces(y)
-            viol, a, Vdot = check_dynamic(cd, c, "pyramid")
-            if not any(_same(c, f[0], a, f[1]) for f in found):
-                found.append((c, a, Vdot, viol, o))
-    complete = all(o.complete for o in outcomes)
-    if len(found) > 1:
+            viol, a, Vdot = check_dynamic(cd, c, "decomposition")
+            if not viol <= check_tol:                 # the independent check of the original conditions
+                certified = False
+            for f in found:
+                if _same(c, f[0], a, f[1]):
+                    f[4].append(o)
+                    break
+            else:
+                found.append([c, a, Vdot, viol, [o]])
+    n_feasible = sum(1 for o in outcomes if o.feasible)
+    complete = certified and all(o.complete for o in outcomes)
+    best_p = None
+    if len(found) == 1:
+        # the solution is unique for every right-hand side if any combination that gives it is P
+        pvs = [o.p_matrix for o in found[0][4]]
+        best_p = next((v for v in pvs if v.is_p), next((v for v in pvs if v.is_p is None), pvs[0]))
+    if not complete:
+        verdict = "several" if len(found) > 1 and certified else "undecided"
+    elif len(found) > 1:
         verdict = "several"
     elif not found:
-        verdict = "none" if complete else "undecided"
+        verdict = "none"
+    elif best_p.is_p is None:
+        verdict = "undecided"
     else:
-        pv = found[0][4].p_matrix
-        if not complete or pv.is_p is None:
-            verdict = "undecided"
-        else:
-            verdict = "determinate" if pv.is_p else "not-P"
+        verdict = "determinate" if best_p.is_p else "not-P"
     out = Determinacy(cd, verdict, outcomes, n_feasible, len(found), None, "none")
     if len(found) == 1:
-        c, a, Vdot, viol, o = found[0]
-        out.p_matrix, out.p_test, out.combination = o.p_matrix.is_p, o.p_matrix.test, o.label
+        c, a, Vdot, viol, combos = found[0]
+        o = next(x for x in combos if x.p_matrix is best_p)
+        out.p_matrix, out.p_test, out.combination = best_p.is_p, best_p.test, o.label
         out.c, out.a, out.accelerations, out.max_violation = c, a, Vdot, viol
         out.modes = [x.mode for x in classify(cd, c, a, mode_tol)]
         out.codes = transition_codes(cd, c, a, mode_tol)

@@ -32,7 +32,7 @@ from ..batch import solve_batch
 from ..formulations.decomposition import CombinationLCP, combination_lcp, sign_combinations
 from ..interpret.dynamic import MODE_TOL
 from ..scenarios.yashima import HandParameters, two_finger_hand
-from .determinacy import BOUND_RTOL, SAME_RTOL, VERDICTS
+from .determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS
 from .pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["MODE_CLASSES", "MODE_NAMES", "HandModel", "hand_model", "hand_states", "hand_map"]
@@ -56,6 +56,11 @@ class HandModel:
     v0: np.ndarray                      #: dV/dt at c = 0, tau = 0
     Vt: np.ndarray                      #: d(dV/dt)/d tau  (n_dof, 2)
     MiH: np.ndarray                     #: M^-1 H
+    H: np.ndarray
+    k: np.ndarray
+    mu_c: np.ndarray                    #: friction coefficient per contact
+    sliding: np.ndarray
+    v_t: np.ndarray
     combos: list[CombinationLCP]
     pv: list[PMatrixVerdict]
     dim: int
@@ -73,7 +78,35 @@ def hand_model(mu: float, params: HandParameters | None = None) -> HandModel:
     Vt = np.column_stack([solveM(cds[1].f - cd.f), solveM(cds[2].f - cd.f)])
     combos = [combination_lcp(cd, s) for s in sign_combinations(cd)]
     pv = [p_matrix_test(c.A) for c in combos]
-    return HandModel(float(mu), p, cd.A, cd.b, B, v0, Vt, solveM(cd.H), combos, pv, cd.dim)
+    return HandModel(float(mu), p, cd.A, cd.b, B, v0, Vt, solveM(cd.H), cd.H, cd.k, cd.mu, cd.sliding, cd.v_t,
+                     combos, pv, cd.dim)
+
+
+def _check_batch(m: HandModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray) -> np.ndarray:
+    """The independent check of :func:`contactcp.interpret.dynamic.check_dynamic` ("decomposition" law),
+    vectorised over the points: accelerations from the equations of motion, Signorini, friction."""
+    K, d = c.shape[0], m.dim
+    a = Vdot @ m.H + m.k[None, :]
+    cs = np.maximum(np.abs(c).max(axis=1), np.finfo(float).tiny)
+    as_ = np.maximum(np.maximum(np.abs(bt).max(axis=1), np.abs(c @ m.A.T).max(axis=1)), np.finfo(float).tiny)
+    C = c.reshape(K, -1, d) / cs[:, None, None]
+    Acc = a.reshape(K, -1, d) / as_[:, None, None]
+    cn, an = C[:, :, 0], Acc[:, :, 0]
+    mu = m.mu_c[None, :]
+    viol = np.maximum.reduce([np.maximum(0, -cn).max(axis=1), np.maximum(0, -an).max(axis=1),
+                              np.abs(np.minimum(cn, an)).max(axis=1)])
+    for j in range(C.shape[1]):
+        ct, at = C[:, j, 1:], Acc[:, j, 1:]
+        if m.sliding[j]:
+            e = m.v_t[j] / np.linalg.norm(m.v_t[j])
+            v = np.abs(ct + m.mu_c[j] * cn[:, j, None] * e[None, :]).max(axis=1)
+        else:
+            box = np.maximum(0, np.abs(ct) - mu[:, j, None] * cn[:, j, None]).max(axis=1)
+            sign = (np.maximum(0, at) * np.abs(ct + mu[:, j, None] * cn[:, j, None])
+                    + np.maximum(0, -at) * np.abs(ct - mu[:, j, None] * cn[:, j, None])).max(axis=1)
+            v = np.maximum(box, sign)
+        viol = np.maximum(viol, v)
+    return viol
 
 
 def _enumerate_batch(A: np.ndarray, Q: np.ndarray, tol: float):
@@ -115,6 +148,7 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
         Q = bt @ comb.P.T
         if pv.is_p:
             res = solve_batch(comb.A, Q, tol=tol)
+            incomplete |= ~res.success          # a P-matrix LCP always has its solution: not found
             cands.append((res.x, res.success, res.residual, ci))
         else:
             for Y, ok, resid in _enumerate_batch(comb.A, Q, tol):
@@ -134,7 +168,8 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
         Cs.append(C)
         As.append(C @ m.A.T + bt)
     F = np.array(feas)                                                # (n_cand, K)
-    n_feasible = F.sum(axis=0)
+    cand_combo = np.array([ci for *_, ci in cands])
+    n_feasible = np.array([F[cand_combo == ci].any(axis=0) for ci in range(len(m.combos))]).sum(axis=0)
     distinct = np.zeros(K, dtype=int)
     rep = np.full(K, -1)
     for i in range(len(cands)):
@@ -155,12 +190,23 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     for i, (Y, ok, r, ci) in enumerate(cands):
         sel = rep == i
         c[sel], a[sel], resid[sel] = Cs[i][sel], As[i][sel], r[sel]
-        pv = m.pv[ci].is_p
-        pflag[sel] = -1 if pv is None else int(pv)
+    # the P verdict of the solution: P if any combination that gives it is P (as analyse)
+    rank = {True: 2, None: 1, False: 0}
+    best = np.full(K, -1)
+    for i, (Y, ok, r, ci) in enumerate(cands):
+        cs = np.maximum(np.nan_to_num(np.abs(c)).max(axis=1), 1e-300)
+        as_ = np.maximum(np.nan_to_num(np.abs(a)).max(axis=1), 1e-300)
+        same = has & F[i] & (np.abs(Cs[i] - np.nan_to_num(c)).max(axis=1) <= SAME_RTOL * cs) \
+            & (np.abs(As[i] - np.nan_to_num(a)).max(axis=1) <= SAME_RTOL * as_)
+        best[same] = np.maximum(best[same], rank[m.pv[ci].is_p])
+    pflag[best == 2], pflag[best == 0] = 1, 0
+    Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
+    viol = np.where(has, _check_batch(m, np.nan_to_num(c), Vdot, bt), np.nan)
+    failed = has & ~(viol <= CHECK_TOL)                               # the independent check failed
     verdict = np.full(K, VERDICTS.index("undecided"))
-    verdict[distinct > 1] = VERDICTS.index("several")
+    verdict[(distinct > 1) & ~failed] = VERDICTS.index("several")
     verdict[(distinct == 0) & ~incomplete] = VERDICTS.index("none")
-    one = (distinct == 1) & ~incomplete
+    one = (distinct == 1) & ~incomplete & ~failed
     verdict[one & (pflag == 1)] = VERDICTS.index("determinate")
     verdict[one & (pflag == 0)] = VERDICTS.index("not-P")
     det = verdict == VERDICTS.index("determinate")
@@ -175,10 +221,9 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     cls[brk] = MODE_CLASSES.index("breaking")
     ok2 = det & ~brk
     cls[ok2] = modes[ok2, 0] * 2 + modes[ok2, 1]                      # RR, RS, SR, SS
-    Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
     Vdot[~has] = np.nan
     out: dict[str, Any] = {"cls": cls, "verdict": verdict, "determinate": det, "n_feasible": n_feasible,
-                           "n_distinct": distinct, "p_matrix": pflag, "residual": resid,
+                           "n_distinct": distinct, "p_matrix": pflag, "residual": resid, "max_violation": viol,
                            "a_x": Vdot[:, 0], "a_z": Vdot[:, 1], "alpha": Vdot[:, 2]}
     for j in range(n_c):
         out[f"mode{j + 1}"] = modes[:, j]

@@ -77,7 +77,11 @@ def classify(cd: ContactDynamics, c: np.ndarray, a: np.ndarray, tol: float = MOD
 
 
 def check_dynamic(cd: ContactDynamics, c: np.ndarray, friction: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(max scaled violation, a, dV/dt)`` of the original conditions for forces ``c``."""
+    """``(max scaled violation, a, dV/dt)`` of the original conditions for forces ``c``.
+
+    ``friction``: ``"cone"``, ``"pyramid"``, or ``"decomposition"`` (Yashima–Yamaguchi: the
+    pyramid for rolling contacts, eq. (15), and the cone's direction for sliding ones, eq. (5)).
+    """
     d = cd.dim
     Vdot = cd.accelerations(c)
     a = cd.H.T @ Vdot + cd.k
@@ -93,7 +97,7 @@ def check_dynamic(cd: ContactDynamics, c: np.ndarray, friction: str) -> tuple[fl
     for j in range(cd.n_c):
         ct, at = C[j, 1:] / cs, Acc[j, 1:] / as_
         cnj = cn[j]
-        if friction == "cone":
+        if friction == "cone" or (friction == "decomposition" and cd.sliding[j]):
             viol.append(max(0.0, np.linalg.norm(ct) - mu[j] * cnj))
             if cd.sliding[j]:
                 e = cd.v_t[j] / np.linalg.norm(cd.v_t[j])

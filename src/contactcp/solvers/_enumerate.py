@@ -25,12 +25,13 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
     """All solutions found by support enumeration (one point per support), and stats."""
     n = q.shape[0]
     sols: list[np.ndarray] = []
-    lps = singular = 0
+    lps = singular = continua = 0
     scale = max(1.0, float(np.abs(q).max()), float(np.abs(M).max()))
     for r in range(n + 1):
         for a in itertools.combinations(range(n), r):
             a = list(a)
             z = np.zeros(n)
+            from_lp = False
             if a:
                 Maa = M[np.ix_(a, a)]
                 try:
@@ -45,14 +46,18 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                     z_lp = _support_lp(M, q, a)
                     if z_lp is None:
                         continue
-                    z = z_lp
+                    z, from_lp = z_lp, True
             w = M @ z + q
             if z.min(initial=0) >= -tol * scale and w.min() >= -tol * scale:
+                continua += from_lp
                 if not any(np.allclose(z, s, atol=1e-9 * scale) for s in sols):
                     sols.append(np.maximum(z, 0.0))
                 if limit is not None and len(sols) >= limit:
-                    return sols, {"supports": None, "lps": lps, "singular_blocks": singular}
-    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular}
+                    return sols, {"supports": None, "lps": lps, "singular_blocks": singular,
+                                  "singular_points": continua}
+    # singular_points: supports with a singular block that admit a solution (one LP point of a
+    # possibly larger solution set is listed)
+    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular, "singular_points": continua}
 
 
 def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None:
