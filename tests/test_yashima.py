@@ -317,3 +317,34 @@ def test_analyse_rejects_bad_options():
             analyse(sys_, **kw)
     with pytest.raises(InvalidOptionError, match="system"):
         analyse("not a system")
+
+
+def test_cli_hand2d_bad_outputs_fail_before_any_work(capsys, tmp_path):
+    for argv in (["--out", "/nonexistent/x.npz"], ["--picture", str(tmp_path / "x.jpgg")],
+                 ["--out", str(tmp_path / "x.txt")], ["--tau-min", "5", "--tau-max", "1"]):
+        assert main(["hand2d", "--map", "--resolution", "4", "--workers", "1", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_hand2d_map_reports_verdicts(capsys):
+    assert main(["hand2d", "--map", "--mu", "100", "--resolution", "3", "--workers", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["verdicts"]["not-P"] > 0 and d["classes"]["not determinate"] == d["verdicts"]["not-P"]
+    assert d["success"] and d["verdicts"]["undecided"] == 0
+
+
+def test_hand_inputs_are_validated_with_project_errors():
+    with pytest.raises(InvalidProblemError, match="^psi:"):
+        HandParameters(psi="a")
+    with pytest.raises(InvalidProblemError, match="^object_mass:"):
+        HandParameters(object_mass=True)
+    with pytest.raises(InvalidProblemError, match="^bogus:"):
+        two_finger_hand(0.4, bogus=1)
+    with pytest.raises(InvalidProblemError, match="^params:"):
+        two_finger_hand(0.4, params={})
+    assert two_finger_hand(0.4, np.int64(3), np.float32(1.0)).tau == (3.0, 1.0)
+    with pytest.raises(InvalidProblemError, match="^tau2:"):
+        hand_states([1.0, 2.0], [1.0], mu=0.4)
+    with pytest.raises(InvalidProblemError, match="^mu:"):
+        hand_map("abc", [1.0], [1.0], workers=1, progress=False)

@@ -98,6 +98,7 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
 def _cmd_grasp(args: argparse.Namespace) -> int:
     from .scenarios.buffo2006 import puma3_grasp, solve_grasp
 
+    _output_path(args.picture, "picture", _PICTURE_SUFFIXES)
     grasp = puma3_grasp(args.mu, args.state)
     out = solve_grasp(grasp, args.method, tol=args.tol)
     if args.picture:
@@ -160,27 +161,55 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     from .analysis.modemap import MODE_CLASSES, hand_map
     from .errors import InvalidProblemError
 
+    from .analysis.determinacy import VERDICTS
+
     if args.resolution < 2:
         raise InvalidProblemError("resolution", f"must be at least 2, got {args.resolution}")
+    if not args.tau_max > args.tau_min:
+        raise InvalidProblemError("tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
+    _output_path(args.out, "out", (".npz", ".csv"))
+    _output_path(args.picture, "picture", _PICTURE_SUFFIXES)
     t = np.linspace(args.tau_min, args.tau_max, args.resolution)
     table = hand_map(args.mu, t, t, tol=args.tol, workers=args.workers, progress=not args.json)
     cls = table["cls"]
     counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
+    verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
     if args.out:
         table.save(args.out)
     if args.picture:
         from .plotting.modemap import plot_mode_map, save
         save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"), args.picture)
+    # success: every state decided (determinate or proved not to be); undecided states fail the run
+    ok = verdicts["undecided"] == 0
     if args.json:
-        print(json.dumps({"status": "SOLVED", "success": True, "mu": args.mu, "resolution": args.resolution,
-                          "tau_range": [args.tau_min, args.tau_max], "classes": counts,
-                          "time": table.meta.get("elapsed")}))
+        print(json.dumps({"status": "SOLVED" if ok else "INACCURATE", "success": ok, "mu": args.mu,
+                          "resolution": args.resolution, "tau_range": [args.tau_min, args.tau_max],
+                          "classes": counts, "verdicts": verdicts, "time": table.meta.get("elapsed")}))
     else:
         print(f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
               f"in {table.meta.get('elapsed', float('nan')):.2f} s")
         for k, v in counts.items():
             print(f"  {k:16s} {v}")
-    return 0
+        print("verdicts: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
+    return 0 if ok else 1
+
+
+_PICTURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+
+
+def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> None:
+    """Check an output file's suffix and folder before any work is done."""
+    from pathlib import Path
+
+    from .errors import InvalidProblemError
+
+    if path is None:
+        return
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        raise InvalidProblemError(option, f"must end in {', '.join(suffixes)}, got {path!r}")
+    if not p.parent.is_dir():
+        raise InvalidProblemError(option, f"folder {str(p.parent)!r} does not exist")
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
@@ -315,6 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     except ContactCPError as exc:
+        print(f"contactcp: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:       # an input or output file that cannot be read or written
         print(f"contactcp: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.

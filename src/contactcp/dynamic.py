@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import DEFAULT_TOL, solve
-from .errors import InvalidOptionError
+from .errors import InvalidOptionError, InvalidProblemError
 from .formulations.buffo_mncp import buffo_mncp
 from .formulations.dynamic_cone import cone_forces, cone_problem
 from .formulations.pyramid_lcp import pyramid_lcp
@@ -89,8 +89,15 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     Coulomb law written as Buffo & Maciel's mixed NCP (eqs. (29)–(36), or the LCP
     (45) when every contact slides; default method ``"merit"``), kept in
     ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`)
-    so that ``formulation.unpack(result.x)`` gives ``s`` and ``lambda``.
+    so that ``formulation.unpack(result.x)`` gives ``s`` and ``lambda`` (the mixed NCP is
+    stated in dimensionless units: a start ``x0`` for ``"merit"`` is divided by
+    ``formulation.x_unit``; see :mod:`contactcp.formulations.buffo_mncp`).
     """
+    if not isinstance(system, (MultibodySystem, ContactDynamics)):
+        raise InvalidProblemError("system", f"must be a MultibodySystem or ContactDynamics, "
+                                            f"got {type(system).__name__}")
+    if isinstance(check_tol, bool) or not isinstance(check_tol, (int, float)) or not check_tol > 0:
+        raise InvalidOptionError("check_tol", f"must be a positive number, got {check_tol!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
     if friction not in FRICTION_LAWS:
         raise InvalidOptionError("friction", f"must be one of {', '.join(map(repr, FRICTION_LAWS))}, "

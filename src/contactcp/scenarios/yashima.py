@@ -46,6 +46,14 @@ __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry"]
 G = 9.81
 
 
+def _number(v: Any, name: str) -> float:
+    """A finite real number (numpy scalars included, bools not)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(v):
+        raise InvalidProblemError(name, f"must be a finite number, got {v!r}")
+    return float(v)
+
+
 @dataclass(frozen=True)
 class HandParameters:
     """The model's data (SI units); the first block is the paper's, the second is chosen."""
@@ -63,17 +71,16 @@ class HandParameters:
     gravity: float = G
 
     def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            _number(getattr(self, name), name)
         for name in ("major_axis", "minor_axis", "object_mass", "link_length", "link_mass", "palm_length", "s"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
-                raise InvalidProblemError(name, f"must be a positive number, got {v!r}")
-        if not (isinstance(self.tau0, (int, float)) and np.isfinite(self.tau0)):
-            raise InvalidProblemError("tau0", f"must be a finite number, got {self.tau0!r}")
+            if not getattr(self, name) > 0:
+                raise InvalidProblemError(name, f"must be positive, got {getattr(self, name)!r}")
         if not 0 < self.psi < np.pi / 2:
             raise InvalidProblemError("psi", f"must lie in (0, pi/2), got {self.psi!r}")
         if not self.s < self.link_length:
             raise InvalidProblemError("s", "the contact must lie on the second link (s < link_length)")
-        if not (np.isfinite(self.gravity) and self.gravity >= 0):
+        if not self.gravity >= 0:
             raise InvalidProblemError("gravity", f"must be >= 0, got {self.gravity!r}")
 
 
@@ -144,12 +151,16 @@ def _finger(p: HandParameters, base: np.ndarray, g: np.ndarray, name: str) -> Ma
 def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
                     params: HandParameters | None = None, **overrides: Any) -> Hand:
     """The hand of Fig. 6 at rest with both contacts rolling, torques ``(tau1, tau2)`` (N m)."""
+    if params is not None and not isinstance(params, HandParameters):
+        raise InvalidProblemError("params", f"must be a HandParameters, got {type(params).__name__}")
     p = params or HandParameters()
     if overrides:
+        unknown = sorted(set(overrides) - set(HandParameters.__dataclass_fields__))
+        if unknown:
+            raise InvalidProblemError(unknown[0], "is not a parameter of the hand; known: "
+                                      + ", ".join(HandParameters.__dataclass_fields__))
         p = replace(p, **overrides)
-    for name, v in (("mu", mu), ("tau1", tau1), ("tau2", tau2)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not np.isfinite(v):
-            raise InvalidProblemError(name, f"must be a finite number, got {v!r}")
+    mu, tau1, tau2 = _number(mu, "mu"), _number(tau1, "tau1"), _number(tau2, "tau2")
     if mu < 0:
         raise InvalidProblemError("mu", f"must be >= 0, got {mu}")
     geo = hand_geometry(p)
