@@ -97,8 +97,7 @@ class BuffoMNCP:
         c = np.zeros((cd.n_c, d))
         c[self.S, 0] = blocks["c_Sn"]
         for i, j in enumerate(self.S):
-            e = cd.v_t[j] / np.linalg.norm(cd.v_t[j])
-            c[j, 1:] = -cd.mu[j] * blocks["c_Sn"][i] * e
+            c[j, 1:] = cd.sliding_friction(j) * blocks["c_Sn"][i]
         c[self.R, 0] = blocks["c_Rn"]
         c[self.R, 1:] = blocks["c_RT"]
         return c.reshape(-1)

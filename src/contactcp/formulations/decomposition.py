@@ -109,8 +109,7 @@ def combination_lcp(cd: ContactDynamics, signs: np.ndarray, A: np.ndarray | None
         T[d * j, k] = 1.0
         P[k, d * j] = 1.0
         if cd.sliding[j]:
-            e = cd.v_t[j] / np.linalg.norm(cd.v_t[j])
-            T[d * j + 1:d * j + d, k] = -cd.mu[j] * e          # f_• = mu~_• f_N  (eq. (5))
+            T[d * j + 1:d * j + d, k] = cd.sliding_friction(j)   # f_• = mu~_• f_N  (eq. (5))
             k += 1
             continue
         for t in range(d - 1):

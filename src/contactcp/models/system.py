@@ -89,6 +89,11 @@ class ContactDynamics:
     def n_c(self) -> int:
         return self.mu.shape[0]
 
+    def sliding_friction(self, j: int) -> np.ndarray:
+        """``mu~_j = -mu_j v_T / ||v_T||``: a sliding contact's friction per unit normal force
+        (Buffo–Maciel (19), (28); Yashima–Yamaguchi (5))."""
+        return -self.mu[j] * self.v_t[j] / np.linalg.norm(self.v_t[j])
+
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """``dV/dt = M^-1 (f + H c)``."""
         return sla.solve(self.M, self.f + self.H @ c, assume_a="pos")
