@@ -18,6 +18,11 @@ with ``u . z = 0`` and ``G(u, v) = 0``:
 ``lambda s = 0`` makes a contact either stay inside the cone with ``a_T = 0``
 (``lambda = 0`` and, when loaded, ``G_1 = G_2 = 0`` force ``a_T = 0``) or slide
 on the cone's boundary with friction opposing ``a_T`` (then ``lambda = ||a_T||``).
+A rolling contact with ``mu = 0`` makes the formulation degenerate: ``s = -c_T^2``
+forces ``c_T = 0``, after which ``G_1 = G_2 = 0`` and ``lambda s = 0`` hold for
+every ``a_T`` and ``lambda``, so ``lambda = ||a_T||`` is no longer enforced; the
+merit method then ends without a certified answer (``INACCURATE``) and the
+cone solvers (``friction="cone"``) should be used for such a state.
 With only sliding contacts the problem is the LCP of eq. (45):
 ``a_n = Ã_nn c_n + b_n``, ``0 <= c_n ⟂ a_n >= 0``.
 
