@@ -241,3 +241,17 @@ def test_progress_off_a_terminal_prints_one_line(capsys, pts):
     sweep(_demo_point, pts, workers=1, desc="map")
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and err.startswith("map: 391 points in ")
+
+
+def test_script_read_from_stdin_runs_in_process():
+    """python - < script: workers could not re-import __main__, so sweep computes in-process."""
+    import subprocess
+    import sys
+
+    script = ("import numpy as np\n"
+              "from contactcp.sweep import grid, sweep, _demo_batch\n"
+              "t = sweep(_demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
+              "print(len(t), t.meta['start_method'])\n")
+    out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "12" and "in-process" in out.stdout

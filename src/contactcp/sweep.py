@@ -662,6 +662,11 @@ def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = 
         raise InvalidProblemError("pts", "has no points")
 
     own_pool = executor is None and workers != 1
+    fallback = None
+    if own_pool and not _main_reimportable():
+        # a script read from stdin: forkserver/spawn workers would try to re-run a file that does
+        # not exist and die; compute in this process instead
+        own_pool, workers, fallback = False, 1, "in-process (__main__ cannot be re-imported by workers)"
     if executor is None and workers == 1:
         n_workers = 1
     elif workers is not None:
@@ -673,7 +678,7 @@ def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = 
     bounds = [(a, min(a + chunk_size, n)) for a in range(0, n, chunk_size)]
     name = getattr(fn, "__qualname__", None) or getattr(getattr(fn, "func", None), "__qualname__", None) \
         or type(fn).__name__
-    start_method = None
+    start_method = fallback
     if own_pool:
         _check_picklable(fn)
         ctx = _mp_context()
@@ -709,6 +714,15 @@ def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = 
             "executor": None if (executor is None) else type(executor).__name__,
             "start_method": start_method}
     return Table(table_cols, coords=pts.columns, shape=pts.shape, meta=meta)
+
+
+def _main_reimportable() -> bool:
+    """Whether worker processes started by forkserver/spawn can set up ``__main__`` as this one has it."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return True
+    path = getattr(main, "__file__", None)
+    return path is None or os.path.isfile(path)
 
 
 def _check_picklable(fn: Callable) -> None:
