@@ -501,8 +501,12 @@ def _run_chunk(fn: Callable, cols: dict[str, np.ndarray], batched: bool, portabl
 
 
 def _init_worker() -> None:
-    """Worker start-up: numba's parallel kernels on one thread (the pool is the parallelism)."""
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    """Worker start-up: numba's parallel kernels on one thread (the pool is the parallelism).
+
+    Only the active thread count is lowered: changing ``NUMBA_NUM_THREADS`` in a worker that
+    inherited numba from the fork server makes numba's next configuration reload (e.g. when a
+    kernel is compiled on a cold cache) fail with "Cannot set NUMBA_NUM_THREADS ...".
+    """
     numba = sys.modules.get("numba")
     if numba is not None:
         try:
