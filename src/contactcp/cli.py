@@ -247,8 +247,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if name not in EXPERIMENTS:
             raise ContactCPError(f"reproduce: unknown experiment {name!r}; available: all, "
                                  + ", ".join(EXPERIMENTS))
+    if args.resolution is not None and args.resolution < 2:
+        raise ContactCPError(f"reproduce: --resolution must be at least 2, got {args.resolution}")
     for name in names:
-        run(name, args.out, quick=args.quick)
+        run(name, args.out, quick=args.quick, resolution=args.resolution)
     return 0
 
 
@@ -328,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("names", nargs="*", default=["all"], help="experiments (default: all)")
     r.add_argument("--out", default="results", help="output folder (default: results)")
     r.add_argument("--quick", action="store_true", help="small grids, for smoke tests")
+    r.add_argument("--resolution", type=int, default=None,
+                   help="points per axis of the yashima mode maps (default 201; 41 with --quick)")
     r.set_defaults(func=_cmd_reproduce)
     return p
 

@@ -7,6 +7,7 @@ returning the files it wrote.
 from __future__ import annotations
 
 import importlib
+import inspect
 import time
 from pathlib import Path
 
@@ -23,14 +24,19 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
 }
 
 
-def run(name: str, out: str | Path = "results", quick: bool = False) -> list[Path]:
-    """Run one experiment into ``out/name`` and report the files written."""
+def run(name: str, out: str | Path = "results", quick: bool = False, **options) -> list[Path]:
+    """Run one experiment into ``out/name`` and report the files written.
+
+    ``options`` (e.g. ``resolution`` of the mode maps) go to the experiments whose ``run`` accepts them.
+    """
     module, desc = EXPERIMENTS[name]
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"[{name}] {desc}", flush=True)
     t0 = time.perf_counter()
-    files = importlib.import_module(module).run(out_dir, quick)
+    fn = importlib.import_module(module).run
+    accepted = inspect.signature(fn).parameters
+    files = fn(out_dir, quick, **{k: v for k, v in options.items() if k in accepted and v is not None})
     for f in files:
         print(f"[{name}]   wrote {f}")
     print(f"[{name}] done in {time.perf_counter() - t0:.1f} s", flush=True)
