@@ -217,6 +217,27 @@ def test_point_bias_acceleration_matches_finite_differences(chain):
             np.testing.assert_allclose(arm.point_bias_acceleration(q, qd, link, point), fd, rtol=0, atol=1e-7)
 
 
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_contact_terms_equal_the_separate_calls(chain):
+    """The one-pass assembly used by the contact model gives what the separate methods give."""
+    arm = CHAINS[chain]()
+    for trial in range(3):
+        q, qd, tau = RNG.uniform(-2, 2, arm.n), RNG.uniform(-2, 2, arm.n), RNG.uniform(-5, 5, arm.n)
+        links = [*range(arm.n), -1]
+        locals_ = [RNG.uniform(-0.3, 0.3, 3) for _ in links]
+        worlds = [arm.point_position(q, link, p) for link, p in zip(links, locals_)]
+        M, f, terms = arm.contact_terms(q, qd, tau, list(zip(links, worlds)))
+        np.testing.assert_allclose(M, arm.mass_matrix(q), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(f, tau - arm.gravity_torques(q) - arm.coriolis_torques(q, qd), rtol=0, atol=1e-10)
+        assert len(terms) == len(links)
+        for (J, bias), link, p in zip(terms, links, locals_):
+            np.testing.assert_allclose(J, arm.point_jacobian(q, link, p), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(bias, arm.point_bias_acceleration(q, qd, link, p), rtol=0, atol=1e-10)
+    with pytest.raises(InvalidProblemError) as err:
+        arm.contact_terms(q, qd, tau[:-1])
+    assert err.value.field == "tau"
+
+
 # ----------------------------------------------------------------------------- PUMA 560
 
 @pytest.mark.parametrize("armature", [True, False])

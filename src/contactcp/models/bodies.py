@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import InvalidProblemError
 from .._validate import vector
+from .contacts import cross3
 
 __all__ = ["RigidBody", "GRAVITY"]
 
@@ -87,7 +88,7 @@ class RigidBody:
     def velocity_product(self) -> np.ndarray:
         """``h_obj``: the gyroscopic torque ``-omega x (I_w omega)`` (zero force part)."""
         Iw = self.inertia_world
-        return np.concatenate([np.zeros(3), -np.cross(self.omega, Iw @ self.omega)])
+        return np.concatenate([np.zeros(3), -cross3(self.omega, Iw @ self.omega)])
 
     @property
     def twist(self) -> np.ndarray:

@@ -100,8 +100,11 @@ class Contact:
             if vt.ndim != 1 or vt.size not in (1, 2) or not np.all(np.isfinite(vt)):
                 raise InvalidProblemError(f"{label}.v_t", "must be 1 or 2 finite numbers")
             s(self, "v_t", vt)
+        C = contact_frame(n, None if self.tangent is None else vector(self.tangent, f"{label}.tangent", 3))
+        C.setflags(write=False)
+        s(self, "_frame", C)
 
     @property
     def frame(self) -> np.ndarray:
-        """``C = [n, t, o]`` (columns)."""
-        return contact_frame(self.normal, self.tangent)
+        """``C = [n, t, o]`` (columns; built once, read-only)."""
+        return self._frame

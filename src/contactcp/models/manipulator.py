@@ -368,6 +368,41 @@ class Manipulator:
                                                 pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
         return np.array(acc.linear)
 
+    def contact_terms(self, q: Any, qdot: Any, tau: Any, points: Sequence[tuple[Any, Any]] = ()
+                      ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+        """Everything the contact model needs from one arm state, in one kinematics pass.
+
+        Returns ``(M, f, terms)``: the mass matrix ``M(q)``, the free joint
+        force ``f = tau - g_man - h_man`` (Buffo–Maciel eq. (9)) and, for each
+        ``(link, x)`` in ``points`` (``x`` a *world* position, taken as fixed to
+        the link), the 3 x n world Jacobian of that point and its bias
+        acceleration ``Jdot qdot``.  Equal to :meth:`mass_matrix`,
+        ``tau - gravity_torques - coriolis_torques``, :meth:`point_jacobian` and
+        :meth:`point_bias_acceleration`, but with one forward-kinematics pass
+        and one input check instead of one per call (the grasp is assembled
+        this way on every solve).
+        """
+        q, v, t = self._q(q), self._q(qdot, "qdot"), self._q(tau, "tau")
+        model, data = self._model, self._data
+        lwa = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+        terms = []
+        if points:
+            pin.forwardKinematics(model, data, q, v, np.zeros(self.n))
+            pin.computeJointJacobians(model, data)
+            for link, x in points:
+                jid, M = self._ref(link)
+                oM = data.oMi[jid] * M
+                local = oM.rotation.T @ (vector(x, "point", 3) - oM.translation)
+                placement = M * _trans(*local)
+                J = pin.getFrameJacobian(model, data, jid, placement, lwa)
+                acc = pin.getFrameClassicalAcceleration(model, data, jid, placement, lwa)
+                terms.append((np.array(J[:3]).reshape(3, self.n), np.array(acc.linear)))
+        Mq = np.array(pin.crba(model, data, q))
+        lower = np.tril_indices(self.n, -1)
+        Mq[lower] = Mq.T[lower]   # crba fills the upper triangle
+        f = t - np.array(pin.nonLinearEffects(model, data, q, v))
+        return Mq, f, terms
+
     def inverse_kinematics(self, target: Any, link: Any = -1, point: Any = (0.0, 0.0, 0.0), q0: Any = None,
                            tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
         """Joint values putting ``point`` (in link ``link``'s frame) at the world position ``target``.

@@ -84,6 +84,9 @@ class ContactDynamics:
     f: np.ndarray
     k: np.ndarray
     names: list[str] = field(default_factory=list)
+    #: Cholesky factor of ``M`` (``scipy.linalg.cho_factor``), kept from the assembly;
+    #: not an init field, so ``dataclasses.replace`` with a new ``M`` does not carry it over
+    cho_M: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n_c(self) -> int:
@@ -95,8 +98,11 @@ class ContactDynamics:
         return -self.mu[j] * self.v_t[j] / np.linalg.norm(self.v_t[j])
 
     def accelerations(self, c: np.ndarray) -> np.ndarray:
-        """``dV/dt = M^-1 (f + H c)``."""
-        return sla.solve(self.M, self.f + self.H @ c, assume_a="pos")
+        """``dV/dt = M^-1 (f + H c)`` (with the Cholesky factor of ``M``; the check of the
+        equations of motion multiplies by ``M`` itself, so it does not rely on the factor)."""
+        if self.cho_M is None:
+            self.cho_M = sla.cho_factor(self.M)
+        return sla.cho_solve(self.cho_M, self.f + self.H @ c, check_finite=False)
 
     def theorem2(self) -> dict[str, Any]:
         """The existence condition of Trinkle–Pang–Sudarsky–Lo (1995), Theorem 2.
@@ -169,17 +175,29 @@ class MultibodySystem:
         if self.planar:
             t = cross3([0.0, 0.0, 1.0], c.normal) if c.tangent is None else c.tangent
             return contact_frame(c.normal, t)[:, :2]
-        return contact_frame(c.normal, c.tangent)
+        return c.frame
 
     def velocities(self) -> np.ndarray:
         sel = self._body_sel()
         parts = [b.twist[sel] for b in self.bodies] + [a.qdot for a in self.arms]
         return np.concatenate(parts)
 
-    def mass_matrix(self) -> np.ndarray:
+    def _arm_terms(self) -> list[tuple[np.ndarray, np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]]:
+        """Per arm ``(M_man, tau - g_man - h_man, {contact j: (J, Jdot thetadot)})`` from one
+        kinematics pass (:meth:`Manipulator.contact_terms`)."""
+        out = []
+        for a, arm in enumerate(self.arms):
+            idx = [j for j, c in enumerate(self.contacts) if isinstance(c.other, Link) and c.other.arm == a]
+            M, f, terms = arm.manipulator.contact_terms(
+                arm.q, arm.qdot, arm.tau, [(self.contacts[j].other.link, self.contacts[j].point) for j in idx])
+            out.append((np.asarray(M), np.asarray(f), dict(zip(idx, terms))))
+        return out
+
+    def mass_matrix(self, _arm_terms: list | None = None) -> np.ndarray:
+        """The block-diagonal generalised mass matrix (objects, then arms)."""
+        arm_terms = self._arm_terms() if _arm_terms is None else _arm_terms
         sel = self._body_sel()
-        blocks = [b.mass_matrix()[np.ix_(sel, sel)] for b in self.bodies]
-        blocks += [np.asarray(a.manipulator.mass_matrix(a.q)) for a in self.arms]
+        blocks = [b.mass_matrix()[np.ix_(sel, sel)] for b in self.bodies] + [t[0] for t in arm_terms]
         M = np.zeros((self.n_dof, self.n_dof))
         k = 0
         for B in blocks:
@@ -188,25 +206,16 @@ class MultibodySystem:
             k += m
         return M
 
-    def forces(self) -> np.ndarray:
+    def forces(self, _arm_terms: list | None = None) -> np.ndarray:
+        """``f = (g_obj + h_obj ; tau - g_man - h_man)`` (Buffo–Maciel (7), (9))."""
+        arm_terms = self._arm_terms() if _arm_terms is None else _arm_terms
         sel = self._body_sel()
-        parts = [(b.wrench + b.velocity_product())[sel] for b in self.bodies]
-        for a in self.arms:
-            m = a.manipulator
-            parts.append(a.tau - m.gravity_torques(a.q) - m.coriolis_torques(a.q, a.qdot))
+        parts = [(b.wrench + b.velocity_product())[sel] for b in self.bodies] + [t[1] for t in arm_terms]
         return np.concatenate(parts)
 
-    def _link_point(self, link: Link, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World Jacobian (3 x n) and bias acceleration of the link point at world ``x``."""
-        arm = self.arms[link.arm]
-        T = np.asarray(arm.manipulator.link_pose(arm.q, link.link))
-        local = T[:3, :3].T @ (x - T[:3, 3])
-        J = np.asarray(arm.manipulator.point_jacobian(arm.q, link.link, local))
-        acc = np.asarray(arm.manipulator.point_bias_acceleration(arm.q, arm.qdot, link.link, local))
-        return J, acc
-
-    def contact_jacobian(self) -> tuple[np.ndarray, np.ndarray]:
+    def contact_jacobian(self, _arm_terms: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``H`` (n_dof x d n_c) and the velocity-product accelerations ``k`` (d n_c)."""
+        arm_terms = self._arm_terms() if _arm_terms is None else _arm_terms
         d, bd = self.dim, self._bdof
         sel = self._body_sel()
         H = np.zeros((self.n_dof, d * len(self.contacts)))
@@ -225,7 +234,7 @@ class MultibodySystem:
                 H[c.other.index * bd:(c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
                 acc = acc - cross3(ob.omega, cross3(ob.omega, ro))
             elif isinstance(c.other, Link):
-                J, bias = self._link_point(c.other, c.point)
+                J, bias = arm_terms[c.other.arm][2][j]
                 off = len(self.bodies) * bd + int(self._arm_offsets[c.other.arm])
                 H[off:off + J.shape[1], cols] -= J.T @ C
                 acc = acc - bias
@@ -234,17 +243,18 @@ class MultibodySystem:
 
     def dynamics(self) -> ContactDynamics:
         """Assemble ``a = A c + b`` (Buffo–Maciel (21)–(24))."""
-        H, k = self.contact_jacobian()
-        M = self.mass_matrix()
-        f = self.forces()
+        arm_terms = self._arm_terms()
+        H, k = self.contact_jacobian(arm_terms)
+        M = self.mass_matrix(arm_terms)
+        f = self.forces(arm_terms)
         try:
             L = sla.cho_factor(M)
         except np.linalg.LinAlgError:
             raise InvalidProblemError("mass matrix", "is singular or not positive definite") from None
-        MiH = sla.cho_solve(L, H)
-        A = H.T @ MiH
+        MiHf = sla.cho_solve(L, np.column_stack([H, f]), check_finite=False)
+        A = H.T @ MiHf[:, :-1]
         A = 0.5 * (A + A.T)
-        b = H.T @ sla.cho_solve(L, f) + k
+        b = H.T @ MiHf[:, -1] + k
         d = self.dim
         v = (H.T @ self.velocities()).reshape(-1, d)
         mu = np.array([c.mu for c in self.contacts])
@@ -261,4 +271,6 @@ class MultibodySystem:
                                           "a sliding contact needs a nonzero tangential velocity")
             v_t[j] = vt
         names = [c.name or f"C{j + 1}" for j, c in enumerate(self.contacts)]
-        return ContactDynamics(A, b, mu, d, sliding, v_t, H, M, f, k, names)
+        cd = ContactDynamics(A, b, mu, d, sliding, v_t, H, M, f, k, names)
+        cd.cho_M = L
+        return cd
