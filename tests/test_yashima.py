@@ -43,6 +43,16 @@ def test_block_above_friction_limit_starts_sliding():
     assert out.combination == "+"                                              # a_t = +alpha
 
 
+def test_block_at_rest_without_push_is_one_solution():
+    """Zero friction lies on both sign sets: two combinations, one physical solution (a = 0 is
+    compared on the data's scale, not on its round-off)."""
+    out = analyse(block(push=0.0))
+    assert out.verdict == "determinate" and out.modes == ["rolling"] and out.codes == ["a1"]
+    assert out.feasible_combinations == 2 and out.p_matrix is True
+    np.testing.assert_allclose(out.c, [2 * G, 0.0], atol=1e-9)
+    np.testing.assert_allclose(out.accelerations[:2], [0.0, 0.0], atol=1e-12)
+
+
 def test_block_pulled_up_breaks_contact():
     out = analyse(block(push=1.0, lift=30.0))
     assert out.verdict == "determinate" and out.modes == ["breaking"] and out.codes == ["a3"]

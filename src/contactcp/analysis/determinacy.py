@@ -160,9 +160,14 @@ def _solve_combination(comb: CombinationLCP, tol: float, p_exact_max_n: int) -> 
     return CombinationOutcome(comb, pv, sols, feasible, complete, method)
 
 
-def _same(c1: np.ndarray, c2: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> bool:
-    cs = max(np.abs(c1).max(initial=0), np.abs(c2).max(initial=0), 1e-300)
-    as_ = max(np.abs(a1).max(initial=0), np.abs(a2).max(initial=0), 1e-300)
+def _same(cd: ContactDynamics, c1: np.ndarray, c2: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> bool:
+    """Whether two solutions are the same physical solution, within ``SAME_RTOL`` of the state's
+    scales: accelerations against ``max(|a|, |b|)``, forces against ``max(|c|, |b| / max|A|)``
+    (the data's scales, so that a body at rest, ``a = 0``, is not compared on its round-off)."""
+    b_s = float(np.abs(cd.b).max(initial=0.0))
+    as_ = max(np.abs(a1).max(initial=0), np.abs(a2).max(initial=0), b_s, 1e-300)
+    cs = max(np.abs(c1).max(initial=0), np.abs(c2).max(initial=0),
+             b_s / max(float(np.abs(cd.A).max(initial=0.0)), 1e-300), 1e-300)
     return bool(np.abs(c1 - c2).max() <= SAME_RTOL * cs and np.abs(a1 - a2).max() <= SAME_RTOL * as_)
 
 
@@ -200,7 +205,7 @@ def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_e
             if not viol <= check_tol:                 # the independent check of the original conditions
                 certified = False
             for f in found:
-                if _same(c, f[0], a, f[1]):
+                if _same(cd, c, f[0], a, f[1]):
                     f[4].append(o)
                     break
             else:

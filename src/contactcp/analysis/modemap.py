@@ -178,13 +178,20 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     n_feasible = np.array([F[cand_combo == ci].any(axis=0) for ci in range(len(m.combos))]).sum(axis=0)
     distinct = np.zeros(K, dtype=int)
     rep = np.full(K, -1)
+    # solutions are compared on the data's scales, as in analyse: accelerations against
+    # max(|a|, |b|), forces against max(|c|, |b| / max|A|)
+    b_s = np.abs(bt).max(axis=1)
+    c_s = b_s / max(float(np.abs(m.A).max()), 1e-300)
+
+    def same_as(C1, A1, C2, A2):
+        cs = np.maximum.reduce([np.abs(C1).max(axis=1), np.abs(C2).max(axis=1), c_s, np.full(K, 1e-300)])
+        as_ = np.maximum.reduce([np.abs(A1).max(axis=1), np.abs(A2).max(axis=1), b_s, np.full(K, 1e-300)])
+        return ((np.abs(C1 - C2).max(axis=1) <= SAME_RTOL * cs) & (np.abs(A1 - A2).max(axis=1) <= SAME_RTOL * as_))
+
     for i in range(len(cands)):
         new = F[i].copy()
         for j in range(i):
-            cs = np.maximum(np.maximum(np.abs(Cs[i]).max(axis=1), np.abs(Cs[j]).max(axis=1)), 1e-300)
-            as_ = np.maximum(np.maximum(np.abs(As[i]).max(axis=1), np.abs(As[j]).max(axis=1)), 1e-300)
-            same = (F[j] & (np.abs(Cs[i] - Cs[j]).max(axis=1) <= SAME_RTOL * cs)
-                    & (np.abs(As[i] - As[j]).max(axis=1) <= SAME_RTOL * as_))
+            same = F[j] & same_as(Cs[i], As[i], Cs[j], As[j])
             new &= ~same
         distinct += new
         rep[(rep < 0) & F[i]] = i
@@ -200,10 +207,7 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     rank = {True: 2, None: 1, False: 0}
     best = np.full(K, -1)
     for i, (Y, ok, r, ci) in enumerate(cands):
-        cs = np.maximum(np.nan_to_num(np.abs(c)).max(axis=1), 1e-300)
-        as_ = np.maximum(np.nan_to_num(np.abs(a)).max(axis=1), 1e-300)
-        same = has & F[i] & (np.abs(Cs[i] - np.nan_to_num(c)).max(axis=1) <= SAME_RTOL * cs) \
-            & (np.abs(As[i] - np.nan_to_num(a)).max(axis=1) <= SAME_RTOL * as_)
+        same = has & F[i] & same_as(Cs[i], As[i], np.nan_to_num(c), np.nan_to_num(a))
         best[same] = np.maximum(best[same], rank[m.pv[ci].is_p])
     pflag[best == 2], pflag[best == 0] = 1, 0
     Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
