@@ -90,3 +90,24 @@ def test_reproduce_buffo2006_and_yashima_quick(tmp_path, capsys):
     rows = [ln for ln in findings.splitlines() if ln.startswith("| ") and ("| yes |" in ln or "| NO |" in ln)]
     assert len(rows) == 5 and all("| yes |" in ln for ln in rows)
     assert (tmp_path / "yashima" / "map_mu0.2.png").exists()
+
+
+def test_json_output_is_strict_json_without_nan(capsys):
+    """An undecided hand state has no check value: it is null, not the non-JSON token NaN."""
+    assert main(["hand2d", "--mu", "1e12", "--tau1", "1", "--tau2", "1", "--json"]) == 1
+    out = capsys.readouterr().out
+    d = json.loads(out, parse_constant=lambda tok: pytest.fail(f"non-JSON token {tok}"))
+    assert d["success"] is False and d["max_violation"] is None
+
+
+def test_broken_pipe_exits_quietly(monkeypatch, capsys):
+    class Closed:
+        def write(self, s):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert main(["methods"]) == 0          # a reader that went away is not an error
+    assert capsys.readouterr().err == ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import Sequence
@@ -28,6 +29,24 @@ class _UsageError(Exception):
     pass
 
 
+def _finite(obj):
+    """``obj`` with every non-finite float (NaN, inf) replaced by None, numpy scalars as Python ones."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):      # numpy arrays and scalars
+        return _finite(obj.tolist())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _print_json(obj) -> None:
+    """One strict JSON object (no NaN/Infinity tokens, which JSON does not have) on stdout."""
+    print(json.dumps(_finite(obj), allow_nan=False))
+
+
 def _cmd_lcp(args: argparse.Namespace) -> int:
     from . import solve
     from .io import load_lcp
@@ -38,7 +57,7 @@ def _cmd_lcp(args: argparse.Namespace) -> int:
         keys = ("status", "success", "residual", "iterations", "x", "w", "message", "method", "time", "tol",
                 "certificate")
         d = result.to_dict()
-        print(json.dumps({k: d.get(k) for k in keys}))
+        _print_json({k: d.get(k) for k in keys})
     else:
         print(f"LCP of size {problem.n} from {args.file}")
         print(result.summary())
@@ -65,7 +84,7 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
         opts = {"seed": args.seed, "variant": args.variant}
     out = solve_quasistatic(problem, args.method, tol=args.tol, **opts)
     if args.json:
-        print(json.dumps(out.to_dict(), default=float))
+        _print_json(out.to_dict())
     else:
         print(out.summary())
     return 0 if out.success else 1
@@ -82,7 +101,7 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
     system = random_system(args.random, seed=args.seed) if args.random is not None else load_system(args.file)
     out = solve_dynamic(system, friction=args.friction, method=args.method, tol=args.tol)
     if args.json:
-        print(json.dumps(out.to_dict(), default=float))
+        _print_json(out.to_dict())
     else:
         r = out.result
         print(f"{args.friction} friction, {len(out.contacts)} contacts; method {r.method}")
@@ -105,13 +124,15 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
         from .plotting.grasp import save_grasp
         save_grasp(grasp, out.contacts, args.picture)
     if args.json:
-        print(json.dumps(out.to_dict(), default=float))
+        _print_json(out.to_dict())
     else:
         r = out.result
         print(f"three PUMA-560 fingers holding a sphere: mu = {args.mu:g}, contacts {args.state}; "
               f"method {r.method} ({out.friction})")
         print(f"status: {out.status.name}; residual {r.residual.value if r.residual else float('nan'):.3e}; "
               f"check of the original conditions {out.max_violation:.3e}")
+        if out.contacts and not out.success:
+            print("  no certified solution: the values below are the solver's last iterate")
         for o in out.contacts:
             print(f"  {o.name}  c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
                   f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
@@ -134,14 +155,14 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
     out = analyse(hand.system, tol=args.tol)
     acc = None if out.accelerations is None else [float(v) for v in out.accelerations[:3]]
     if args.json:
-        print(json.dumps({"status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
+        _print_json({"status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
                           "success": out.determinate, "verdict": out.verdict, "modes": out.modes,
                           "transitions": out.transitions, "codes": out.codes, "determinate": out.determinate,
                           "feasible_combinations": out.feasible_combinations,
                           "distinct_solutions": out.distinct_solutions, "p_matrix": out.p_matrix,
                           "p_test": out.p_test, "combination": out.combination,
                           "object_acceleration": acc, "max_violation": out.max_violation,
-                          "c": None if out.c is None else out.c.tolist()}, default=float))
+                          "c": None if out.c is None else out.c.tolist()})
     else:
         print(f"two-finger hand (Yashima-Yamaguchi): mu = {args.mu:g}, tau1 = {args.tau1:g}, tau2 = {args.tau2:g} N m")
         print(f"verdict: {out.verdict}; {out.feasible_combinations} feasible sign combination(s) of "
@@ -182,9 +203,9 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     # success: every state decided (determinate or proved not to be); undecided states fail the run
     ok = verdicts["undecided"] == 0
     if args.json:
-        print(json.dumps({"status": "SOLVED" if ok else "INACCURATE", "success": ok, "mu": args.mu,
+        _print_json({"status": "SOLVED" if ok else "INACCURATE", "success": ok, "mu": args.mu,
                           "resolution": args.resolution, "tau_range": [args.tau_min, args.tau_max],
-                          "classes": counts, "verdicts": verdicts, "time": table.meta.get("elapsed")}))
+                          "classes": counts, "verdicts": verdicts, "time": table.meta.get("elapsed")})
     else:
         print(f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
               f"in {table.meta.get('elapsed', float('nan')):.2f} s")
@@ -220,9 +241,9 @@ def _cmd_fclib(args: argparse.Namespace) -> int:
     result = solve(problem, method=args.method, tol=args.tol)
     if args.json:
         d = result.to_dict()
-        print(json.dumps({"status": d["status"], "success": d["success"], "residual": d["residual"],
+        _print_json({"status": d["status"], "success": d["success"], "residual": d["residual"],
                           "iterations": d["iterations"], "r": d["x"], "u": d["w"], "method": d["method"],
-                          "message": d["message"], "time": d["time"]}))
+                          "message": d["message"], "time": d["time"]})
     else:
         print(f"FCLIB local problem from {args.file}: {problem.n_c} contacts, dim {problem.dim}")
         print(result.summary())
@@ -293,9 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("scene", choices=["puma3"])
     gr.add_argument("--mu", type=float, default=0.4)
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
-    gr.add_argument("--method", default="newton",
+    gr.add_argument("--method", default=None,
                     help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
-                         "(friction cone), lemke or interior-point (friction pyramid)")
+                         "(friction cone), lemke or interior-point (friction pyramid); default: "
+                         "the friction cone by Newton, then NSGS if Newton gives no certified answer")
     gr.add_argument("--tol", type=float, default=1e-9)
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
     gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
@@ -350,12 +372,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ContactCPError as exc:
         print(f"contactcp: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head & co. (before OSError, of which it is a kind)
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except OSError as exc:       # an input or output file that cannot be read or written
         print(f"contactcp: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into head & co.
-        sys.stdout = open(os.devnull, "w")
-        return 0
     except KeyboardInterrupt:  # pragma: no cover
         print("contactcp: interrupted", file=sys.stderr)
         return 130

@@ -154,15 +154,20 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     return Grasp(system, p, float(mu), state, qs, pts, bases, arms)
 
 
-def solve_grasp(grasp: Grasp, method: str = "newton", tol: float = 1e-9, **options: Any):
+def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = 1e-9, **options: Any):
     """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``).
 
-    ``"merit"`` solves Buffo & Maciel's own formulation: the mixed NCP (29)–(36),
-    or the LCP (45) when every contact slides, by merit minimisation (eqs. (3)–(4)).
+    ``None`` (the default) solves the Coulomb cone by the default chain of
+    :func:`contactcp.solve_dynamic`: semismooth Newton, then NSGS if Newton
+    ends without a certified answer.  ``"merit"`` solves Buffo & Maciel's own
+    formulation: the mixed NCP (29)–(36), or the LCP (45) when every contact
+    slides, by merit minimisation (eqs. (3)–(4)).
     """
     from ..dynamic import solve_dynamic
     from ..errors import UnknownMethodError
 
+    if method is None:
+        return solve_dynamic(grasp.system, friction="cone", tol=tol, **options)
     if method not in GRASP_METHODS:
         raise UnknownMethodError(method, "grasp", sorted(GRASP_METHODS), "unknown method")
     return solve_dynamic(grasp.system, friction=GRASP_METHODS[method], method=method, tol=tol, **options)
