@@ -89,6 +89,19 @@ def test_bad_parameters():
     assert contact_points(GraspParameters()).shape == (3, 3)
 
 
+@pytest.mark.parametrize("kwargs, field", [
+    ({"sigma": 0.0}, "sigma"), ({"sigma": np.pi}, "sigma"), ({"sigma": np.nan}, "sigma"),
+    ({"tool_length": -1.0}, "tool_length"), ({"lift": -0.5}, "lift"), ({"slip_speed": 0.0}, "slip_speed"),
+    ({"r": "x"}, "r"), ({"gravity": "abc"}, "gravity"), ({"gravity": [0, 0]}, "gravity"),
+    ({"foo": 1}, "foo"), ({"mu": "a"}, "mu"), ({"mu": -0.1}, "mu"), ({"params": {"r": 1}}, "params"),
+])
+def test_grasp_parameters_are_validated_with_project_errors(kwargs, field):
+    kwargs = {"mu": 0.4, **kwargs}
+    with pytest.raises(InvalidProblemError) as err:
+        puma3_grasp(**kwargs)
+    assert err.value.field == field
+
+
 def test_advancing_the_grasp_slip_stops_with_enough_friction():
     from contactcp.analysis.grasp_steps import advance_grasp
     high = advance_grasp(puma3_grasp(0.8, "sliding"), dt=2e-3, steps=8)

@@ -1,6 +1,8 @@
 """Spatial dynamic contact: single-contact cases with known answers, pyramid vs cone,
 the independent check of the original conditions, and bad inputs."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,7 @@ import contactcp as ccp
 from contactcp import InvalidOptionError, InvalidProblemError, Status
 from contactcp.dynamic import solve_dynamic
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
-from contactcp.models import Body, Contact, MultibodySystem, RigidBody
+from contactcp.models import Body, Contact, Link, MultibodySystem, RigidBody
 from contactcp.problems import FrictionContactProblem
 
 G = 9.81
@@ -170,6 +172,49 @@ def test_bad_inputs():
         solve_dynamic(block_on_plane(0.0), friction="ellipse")
     with pytest.raises(ccp.UnknownMethodError):
         ccp.solve(FrictionContactProblem(np.eye(3), np.zeros(3), 0.1), "lemke")
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: RigidBody(mass="a"), "mass"),
+    (lambda: RigidBody(mass=1.0, inertia="x"), "inertia"),
+    (lambda: RigidBody(mass=1.0, inertia=[[1.0, 2.0]]), "inertia"),
+    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=None), "mu"),
+    (lambda: Contact("0", [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
+    (lambda: Contact(0.0, [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
+    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Link(0, "a")), "other.link"),
+    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Body(-1)), "other.body"),
+])
+def test_model_inputs_of_the_wrong_type_raise_project_errors(make, field):
+    with pytest.raises(InvalidProblemError) as err:
+        make()
+    assert err.value.field.endswith(field)
+
+
+@pytest.mark.parametrize("path, value, field", [
+    (("contacts", 0, "body"), "0", "body"), (("contacts", 0, "body"), 0.5, "body"),
+    (("contacts", 0, "mu"), "a", "mu"), (("contacts", 0, "mu"), None, "mu"),
+    (("bodies", 0, "mass"), "a", "mass"), (("bodies", 0, "mass"), [1, 2], "mass"),
+    (("contacts", 0, "other"), {"body": "x"}, "other.body"),
+    (("contacts", 0, "other"), {"arm": 0, "link": "a"}, "other.link"),
+    (("arms",), {}, "arms"), (("planar",), "no", "planar"),
+])
+def test_scene_json_errors_name_the_field_and_exit_2(tmp_path, capsys, path, value, field):
+    from contactcp.cli import main
+    from contactcp.models.scene import system_from_dict
+    scene = {"bodies": [{"mass": 1.0}],
+             "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}]}
+    target = scene
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(InvalidProblemError) as err:
+        system_from_dict(scene)
+    assert err.value.field.endswith(field)
+    f = tmp_path / "scene.json"
+    f.write_text(json.dumps(scene))
+    assert main(["dynamic", str(f)]) == 2
+    err_text = capsys.readouterr().err
+    assert err_text.count("\n") == 1 and field in err_text and "Traceback" not in err_text
 
 
 @pytest.mark.parametrize("friction", ["pyramid", "cone"])

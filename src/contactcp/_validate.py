@@ -121,6 +121,14 @@ def _shape_str(shape: tuple[int | None, ...]) -> str:
     return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
 
 
+def number(value: Any, field: str) -> float:
+    """A finite real number (numpy scalars included, bools and strings not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value):
+        raise InvalidProblemError(field, f"must be a finite number, got {value!r}")
+    return float(value)
+
+
 def positive_int(value: Any, field: str, *, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InvalidProblemError(field, f"must be an integer, got {type(value).__name__}")

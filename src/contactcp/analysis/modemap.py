@@ -32,7 +32,8 @@ from ..batch import solve_batch
 from ..formulations.decomposition import CombinationLCP, combination_lcp, sign_combinations
 from ..interpret.dynamic import MODE_TOL
 from ..errors import InvalidProblemError
-from ..scenarios.yashima import HandParameters, _number, two_finger_hand
+from .._validate import number
+from ..scenarios.yashima import HandParameters, two_finger_hand
 from .determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS
 from .pmatrix import PMatrixVerdict, p_matrix_test
 
@@ -144,7 +145,7 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     t1, t2 = vector(tau1, "tau1"), vector(tau2, "tau2")
     if t1.shape != t2.shape:
         raise InvalidProblemError("tau2", f"must have the length of tau1 ({t1.size}), got {t2.size}")
-    m = model if model is not None else hand_model(_number(mu, "mu"), params)
+    m = model if model is not None else hand_model(number(mu, "mu"), params)
     tau = np.column_stack([t1, t2])
     K, d = tau.shape[0], m.dim
     bt = m.b0[None, :] + tau @ m.B.T                                  # (K, d n_c)
@@ -255,9 +256,9 @@ def hand_map(mu: float, tau1: np.ndarray, tau2: np.ndarray, *, params: HandParam
 
     from .._validate import vector
 
-    mu = _number(mu, "mu")
+    mu = number(mu, "mu")
     hand_model(mu, params)                      # validates mu and params here, not in a worker
     pts = grid(tau1=vector(tau1, "tau1"), tau2=vector(tau2, "tau2"))
-    fn = functools.partial(_chunk, mu=mu, params=params, tol=_number(tol, "tol"))
+    fn = functools.partial(_chunk, mu=mu, params=params, tol=number(tol, "tol"))
     return sweep(fn, pts, batched=True, executor=executor, workers=workers, chunk_size=chunk_size,
                  progress=progress, desc=f"mode map mu={mu:g}")

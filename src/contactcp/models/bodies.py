@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
-from .._validate import vector
+from .._validate import matrix, number, vector
 from .contacts import cross3
 
 __all__ = ["RigidBody", "GRAVITY"]
@@ -17,10 +17,7 @@ GRAVITY = np.array([0.0, 0.0, -9.81])
 
 
 def _mat3(value: Any, field_: str) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
-    if arr.shape != (3, 3) or not np.all(np.isfinite(arr)):
-        raise InvalidProblemError(field_, f"must be a finite 3x3 matrix, got shape {arr.shape}")
-    return arr
+    return np.array(matrix(value, field_, (3, 3)))
 
 
 @dataclass(frozen=True)
@@ -50,11 +47,15 @@ class RigidBody:
     name: str = "object"
 
     def __post_init__(self) -> None:
-        m = float(self.mass)
-        if not np.isfinite(m) or m <= 0:
-            raise InvalidProblemError(f"{self.name}.mass", f"must be positive and finite, got {self.mass}")
-        I = np.asarray(self.inertia, dtype=float)
-        I = I * np.eye(3) if I.ndim == 0 else _mat3(I, f"{self.name}.inertia")
+        if not isinstance(self.name, str):
+            raise InvalidProblemError("name", f"must be a string, got {self.name!r}")
+        m = number(self.mass, f"{self.name}.mass")
+        if m <= 0:
+            raise InvalidProblemError(f"{self.name}.mass", f"must be positive, got {self.mass}")
+        if np.ndim(self.inertia) == 0:
+            I = number(self.inertia, f"{self.name}.inertia") * np.eye(3)
+        else:
+            I = _mat3(self.inertia, f"{self.name}.inertia")
         if not np.allclose(I, I.T, atol=1e-12 * max(1.0, np.abs(I).max())):
             raise InvalidProblemError(f"{self.name}.inertia", "must be symmetric")
         if np.linalg.eigvalsh(I).min() <= 0:

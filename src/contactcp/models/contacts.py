@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
-from .._validate import vector
+from .._validate import number, vector
 
 __all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
 
@@ -18,6 +18,13 @@ class Ground:
     """The fixed world."""
 
 
+def _index(value: Any, field: str) -> int:
+    """A non-negative integer index (numpy integers included, bools and floats not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InvalidProblemError(field, f"must be a non-negative integer index, got {value!r}")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class Link:
     """A point fixed to link ``link`` (0-based joint index) of arm ``arm``."""
@@ -25,12 +32,19 @@ class Link:
     arm: int
     link: int
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arm", _index(self.arm, "other.arm"))
+        object.__setattr__(self, "link", _index(self.link, "other.link"))
+
 
 @dataclass(frozen=True)
 class Body:
     """Another passive object (index into the system's bodies)."""
 
     index: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", _index(self.index, "other.body"))
 
 
 def cross3(a, b) -> np.ndarray:
@@ -76,8 +90,11 @@ class Contact:
     name: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise InvalidProblemError("name", f"must be a string, got {self.name!r}")
         label = self.name or "contact"
         s = object.__setattr__
+        s(self, "body", _index(self.body, f"{label}.body"))
         s(self, "point", vector(self.point, f"{label}.point", 3))
         n = vector(self.normal, f"{label}.normal", 3)
         if abs(np.linalg.norm(n) - 1.0) > 1e-6:
@@ -87,8 +104,8 @@ class Contact:
             if np.linalg.norm(t - (t @ n) * n) < 1e-9:
                 raise InvalidProblemError(f"{label}.tangent", "is parallel to the normal")
         s(self, "normal", n)
-        mu = float(self.mu)
-        if not np.isfinite(mu) or mu < 0:
+        mu = number(self.mu, f"{label}.mu")
+        if mu < 0:
             raise InvalidProblemError(f"{label}.mu", f"friction coefficient must be >= 0 and finite, got {self.mu}")
         s(self, "mu", mu)
         if self.state not in ("rolling", "sliding"):

@@ -39,13 +39,19 @@ def _unknown(d: dict, allowed: set[str], where: str) -> None:
         raise InvalidProblemError(where, f"unknown key(s) {sorted(extra)}; allowed: {sorted(allowed)}")
 
 
+def _integer(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidProblemError(where, f"must be a non-negative integer, got {value!r}")
+    return value
+
+
 def _other(value: Any, where: str) -> Ground | Link | Body:
     if value in (None, "ground"):
         return Ground()
     if isinstance(value, dict) and set(value) == {"body"}:
-        return Body(int(value["body"]))
+        return Body(_integer(value["body"], f"{where}.body"))
     if isinstance(value, dict) and set(value) == {"arm", "link"}:
-        return Link(int(value["arm"]), int(value["link"]))
+        return Link(_integer(value["arm"], f"{where}.arm"), _integer(value["link"], f"{where}.link"))
     raise InvalidProblemError(where, "must be \"ground\", {\"body\": i} or {\"arm\": a, \"link\": l}")
 
 
@@ -81,6 +87,10 @@ def system_from_dict(d: dict) -> MultibodySystem:
     for key in ("bodies", "contacts"):
         if not isinstance(d.get(key), list) or not d[key]:
             raise InvalidProblemError(key, "must be a non-empty list")
+    if not isinstance(d.get("arms", []), list):
+        raise InvalidProblemError("arms", "must be a list")
+    if not isinstance(d.get("planar", False), bool):
+        raise InvalidProblemError("planar", f"must be true or false, got {d['planar']!r}")
     bodies = []
     for i, b in enumerate(d["bodies"]):
         if not isinstance(b, dict):
@@ -102,7 +112,7 @@ def system_from_dict(d: dict) -> MultibodySystem:
             if key not in c:
                 raise InvalidProblemError(f"{where}.{key}", "is required")
         contacts.append(Contact(other=other, **{"name": c.pop("name", f"C{j + 1}"), **c}))
-    return MultibodySystem(bodies, contacts, arms, planar=bool(d.get("planar", False)))
+    return MultibodySystem(bodies, contacts, arms, planar=d.get("planar", False))
 
 
 def load_system(path: str | Path) -> MultibodySystem:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
+from .._validate import number, vector
 from ..models.bodies import RigidBody
 from ..models.contacts import Contact, Link
 from ..models.puma560 import puma560, qn
@@ -71,10 +72,19 @@ class GraspParameters:
     gravity: tuple = (0.0, 0.0, -9.81)
 
     def __post_init__(self) -> None:
-        for name in ("r", "m", "a_cm", "b_tilde", "squeeze"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0):
-                raise InvalidProblemError(name, f"must be positive, got {v}")
+        for name in self.__dataclass_fields__:
+            if name != "gravity":
+                object.__setattr__(self, name, number(getattr(self, name), name))
+        object.__setattr__(self, "gravity", tuple(vector(self.gravity, "gravity", 3).tolist()))
+        for name in ("r", "m", "a_cm", "b_tilde", "squeeze", "slip_speed"):
+            if not getattr(self, name) > 0:
+                raise InvalidProblemError(name, f"must be positive, got {getattr(self, name)!r}")
+        for name in ("tool_length", "lift"):
+            if not getattr(self, name) >= 0:
+                raise InvalidProblemError(name, f"must be >= 0, got {getattr(self, name)!r}")
+        if not 0 < self.sigma < np.pi:
+            raise InvalidProblemError("sigma", f"must lie in (0, pi) so that the three contacts are distinct, "
+                                               f"got {self.sigma!r}")
         if self.b_tilde <= self.r:
             raise InvalidProblemError("b_tilde", "finger bases must lie outside the sphere (b_tilde > r)")
 
@@ -115,9 +125,18 @@ def palm_inertia(p: GraspParameters) -> np.ndarray:
 def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters | None = None,
                 **overrides: Any) -> Grasp:
     """The three-finger grasp with friction ``mu`` and all contacts ``state`` (rolling/sliding)."""
+    if params is not None and not isinstance(params, GraspParameters):
+        raise InvalidProblemError("params", f"must be a GraspParameters, got {type(params).__name__}")
     p = params or GraspParameters()
     if overrides:
+        unknown = sorted(set(overrides) - set(GraspParameters.__dataclass_fields__))
+        if unknown:
+            raise InvalidProblemError(unknown[0], "is not a parameter of the grasp; known: "
+                                      + ", ".join(GraspParameters.__dataclass_fields__))
         p = replace(p, **overrides)
+    mu = number(mu, "mu")
+    if mu < 0:
+        raise InvalidProblemError("mu", f"must be >= 0, got {mu}")
     if state not in ("rolling", "sliding"):
         raise InvalidProblemError("state", f"must be 'rolling' or 'sliding', got {state!r}")
     pts = contact_points(p)

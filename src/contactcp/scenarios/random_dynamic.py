@@ -45,7 +45,7 @@ def random_system(n_c: int, seed: int = 0, n_objects: int = 1, mu: tuple[float, 
     """A random contact state with ``n_c`` finger contacts on ``n_objects`` spheres."""
     n_c = positive_int(n_c, "n_c")
     n_objects = positive_int(n_objects, "n_objects")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(positive_int(seed, "seed", minimum=0))
     bodies = []
     for k in range(n_objects):
         m = rng.uniform(0.5, 2.0)

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
+from .._validate import number
 from ..models.bodies import RigidBody
 from ..models.contacts import Contact, Link
 from ..models.manipulator import Manipulator
@@ -44,14 +45,6 @@ from ..models.system import Arm, MultibodySystem
 __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry"]
 
 G = 9.81
-
-
-def _number(v: Any, name: str) -> float:
-    """A finite real number (numpy scalars included, bools not)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(v):
-        raise InvalidProblemError(name, f"must be a finite number, got {v!r}")
-    return float(v)
 
 
 @dataclass(frozen=True)
@@ -72,7 +65,7 @@ class HandParameters:
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
-            _number(getattr(self, name), name)
+            number(getattr(self, name), name)
         for name in ("major_axis", "minor_axis", "object_mass", "link_length", "link_mass", "palm_length", "s"):
             if not getattr(self, name) > 0:
                 raise InvalidProblemError(name, f"must be positive, got {getattr(self, name)!r}")
@@ -160,7 +153,7 @@ def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
             raise InvalidProblemError(unknown[0], "is not a parameter of the hand; known: "
                                       + ", ".join(HandParameters.__dataclass_fields__))
         p = replace(p, **overrides)
-    mu, tau1, tau2 = _number(mu, "mu"), _number(tau1, "tau1"), _number(tau2, "tau2")
+    mu, tau1, tau2 = number(mu, "mu"), number(tau1, "tau1"), number(tau2, "tau2")
     if mu < 0:
         raise InvalidProblemError("mu", f"must be >= 0, got {mu}")
     geo = hand_geometry(p)
