@@ -391,3 +391,25 @@ def test_newton_start_sweeps(sweeps):
     assert np.all(np.isfinite(start)) and cone_violation(start, p.mu, 3) <= 1e-12
     with pytest.raises(InvalidOptionError, match="sweeps"):
         ccp.solve(p, "newton", sweeps=-1)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("method", ["newton", "nsgs"])
+def test_frictionless_contact_separating_has_zero_force(dim, method):
+    """mu = 0, q_n > 0: r = 0 (the projection on K_0 = {r_T = 0, r_n >= 0} must drop r_n < 0;
+    the comparison 0 <= 0 * r_n holds for r_n < 0 in floating point)."""
+    p = FrictionContactProblem(np.eye(dim), np.eye(dim)[0], 0.0, dim=dim)
+    r = ccp.solve(p, method)
+    assert r.success
+    np.testing.assert_array_equal(r.x, np.zeros(dim))
+
+
+def test_newton_and_nsgs_agree_with_frictionless_contacts_mixed_in():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = 4
+        B = rng.standard_normal((3 * n, 3 * n))
+        p = FrictionContactProblem(B @ B.T + np.eye(3 * n), rng.standard_normal(3 * n), rng.choice([0.0, 0.3, 1.0], n))
+        a, b = ccp.solve(p, "newton"), ccp.solve(p, "nsgs", max_sweeps=5000)
+        assert a.success and b.success
+        np.testing.assert_allclose(a.x, b.x, atol=1e-6)

@@ -40,7 +40,7 @@ def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     xt = X[:, 1:]
     nt = np.sqrt(np.einsum("ij,ij->i", xt, xt))
     out = np.empty_like(X)
-    inside = nt <= mu * xn
+    inside = (xn >= 0) & (nt <= mu * xn)
     polar = mu * nt <= -xn
     mid = ~(inside | polar)
     out[inside] = X[inside]

@@ -101,7 +101,7 @@ def desaxce_residual(r, u, mu, d):
             xt2 += x[k] * x[k]
         nt = np.sqrt(xt2)
         m = mu[i]
-        if nt <= m * x[0]:
+        if x[0] >= 0.0 and nt <= m * x[0]:          # inside K (x_n >= 0 matters when mu = 0)
             pass
         elif m * nt <= -x[0]:
             for k in range(d):
@@ -310,7 +310,7 @@ def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter):
                 for k in range(1, d):
                     nt2 += x[k] * x[k]
                 nt = np.sqrt(nt2)
-                if nt <= mu[i] * x[0]:
+                if x[0] >= 0.0 and nt <= mu[i] * x[0]:
                     pass
                 elif mu[i] * nt <= -x[0]:
                     for k in range(d):

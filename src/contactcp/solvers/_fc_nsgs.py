@@ -27,7 +27,7 @@ def _project(x, mu, d):
     for k in range(1, d):
         nt2 += x[k] * x[k]
     nt = np.sqrt(nt2)
-    if nt <= mu * xn:
+    if xn >= 0.0 and nt <= mu * xn:       # inside K (x_n >= 0 matters when mu = 0)
         return x.copy()
     out = np.zeros(d)
     if mu * nt <= -xn:
