@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import InvalidProblemError
+from contactcp import InvalidProblemError, Status
 
 
 def test_lcp_residual_hand_computed():
@@ -12,11 +12,12 @@ def test_lcp_residual_hand_computed():
     # z = (4/3, 7/3) solves it exactly: w = (8/3 + 7/3 - 5, 4/3 + 14/3 - 6) = 0
     r = p.residual([4 / 3, 7 / 3])
     assert r.value < 1e-15
-    # z = (1, 0): w = (-3, -5): natural = |min(1,-3)| = 3, |min(0,-5)| = 5 -> 5; scale = max(1, 5+2, 6+1) = 7
+    # z = (1, 0): w = (-3, -5): natural = |min(1,-3)| = 3, |min(0,-5)| = 5 -> 5; scale = max(1, |q|) = 6;
+    # the error bound of row 2 (w computed in doubled precision) is of order eps, far below 5
     r = p.residual([1.0, 0.0])
     assert r.natural == pytest.approx(5.0)
-    assert r.scale == pytest.approx(7.0)
-    assert r.value == pytest.approx(5 / 7)
+    assert r.scale == pytest.approx(6.0)
+    assert r.value == pytest.approx(5 / 6)
     assert r.w_violation == pytest.approx(5.0)
     assert r.z_violation == 0.0
     assert r.complementarity == pytest.approx(3.0)
@@ -134,3 +135,30 @@ def test_errors_survive_pickling():
                 UnknownMethodError("x", "LCP", ["lemke"], "unknown method")):
         back = pickle.loads(pickle.dumps(err))
         assert type(back) is type(err) and str(back) == str(err)
+
+
+def test_a_huge_z_cannot_hide_w_below_zero():
+    """M = [[1, -1], [-1, 1]], q = (-1, -1) has no solution (Farkas: y = (1, 1)); far out along
+    z = (t, t), w = (-1, -1) stays negative while the terms grow like t.  The residual is measured
+    against the data, so no point of that ray passes, and no method reports SOLVED from there."""
+    p = ccp.LCP([[1.0, -1.0], [-1.0, 1.0]], [-1.0, -1.0])
+    for t in (1.0, 1e5, 1e10, 1e14):
+        r = p.residual([t, t])
+        assert r.value >= 0.99, (t, r)
+    assert ccp.solve(p, "pgs", z0=[1e10, 1e10]).status is not Status.SOLVED
+    assert ccp.solve(p, "pgs", max_sweeps=10**5, tol=1e-6).status is not Status.SOLVED
+    assert ccp.solve(p, "merit", x0=[1e10, 1e10]).status is not Status.SOLVED
+    assert ccp.solve(p, "lemke").status is Status.NO_SOLUTION
+
+
+def test_large_solutions_are_not_failed_by_round_off():
+    """z of size 1e8 from a planted solution: the residual is the violation beyond rounding."""
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((6, 6))
+    M = B @ B.T + np.eye(6)
+    z = np.array([1e8, 0, 3e7, 0, 0, 2e8])
+    w = np.array([0, 1.0, 0, 2.0, 0.5, 0])
+    p = ccp.LCP(M, w - M @ z)
+    assert p.residual(z).value <= 1e-12
+    r = ccp.solve(p, "lemke")
+    assert r.success and np.allclose(r.x, z, rtol=1e-9, atol=1e-3)

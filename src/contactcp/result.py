@@ -54,16 +54,22 @@ INCONCLUSIVE_STATUSES = frozenset(set(Status) - SOLVED_STATUSES - INFEASIBLE_STA
 class Residual(NamedTuple):
     """How far a candidate point is from solving a problem.
 
-    ``value`` is the number compared with a tolerance:
-    ``max(natural, equation) / scale``.  ``natural`` is the infinity norm of the
-    natural map (``min(z, w)`` for an LCP, ``z - mid(l, u, z - w)`` for a box LCP,
-    ``min(x, y)`` for a UCP), ``equation`` the infinity norm of the equations
-    that must hold exactly (free rows of a mixed problem, ``A x = b`` of a UCP).
-    The parts ``z_violation`` (largest negative part of the complementarity
-    variables), ``w_violation`` (same for their partners) and
-    ``complementarity`` (``|z . w|``) are reported unscaled for diagnosis.
-    ``scale`` is the magnitude of the terms summed to form ``w``; rounding
-    errors in ``w`` are a small multiple of ``eps * scale``.
+    ``value`` is the number compared with a tolerance: the largest violation
+    of the conditions *beyond the error bound of evaluating them* (``w = M z + q``
+    is computed in doubled precision by compensated products and sums; its
+    bound per row is ``4 eps |w_i| + (4 (n + 1) eps)^2 (|q_i| + sum_j |M_ij z_j|)``),
+    divided by ``scale = max(1, max|q|)``, the size of the data (``b_x``,
+    ``b_y`` for a UCP).  Dividing by the data and not by the size of the
+    terms means a huge ``z`` cannot hide ``w < 0`` (an infeasible LCP is never
+    "solved" far out), while the rounding allowance keeps honest answers with
+    large components from failing on round-off.  ``natural`` is the raw
+    infinity norm of the natural map (``min(z, w)`` for an LCP,
+    ``z - mid(l, u, z - w)`` for a box LCP, ``min(x, y)`` for a UCP),
+    ``equation`` the raw infinity norm of the equations that must hold exactly
+    (free rows of a mixed problem, ``A x = b`` of a UCP).  The parts
+    ``z_violation`` (largest negative part of the complementarity variables),
+    ``w_violation`` (same for their partners) and ``complementarity``
+    (``|z . w|``) are reported unscaled for diagnosis.
     """
 
     value: float

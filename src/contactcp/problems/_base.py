@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Residual
 from .._validate import vector
-from ._kernels import lcp_residual_parts
+from ._kernels import affine_dot2, lcp_residual_parts
 
 
 class Problem:
@@ -54,28 +54,33 @@ class Problem:
         return f"{type(self).__name__}(n={self.size})"
 
 
-def term_scale(A: np.ndarray, x: np.ndarray, c: np.ndarray) -> float:
-    """``max(1, max_i (|c_i| + sum_j |A_ij x_j|))``: the size of the terms of ``A x + c``.
+def data_scale(*vectors: np.ndarray) -> float:
+    """``max(1, max|v|)`` over the right-hand sides: the size of the data residuals are measured in."""
+    return max([1.0] + [float(np.max(np.abs(v))) for v in vectors if v.size])
 
-    The computed value of ``A x + c`` carries rounding errors of order
-    ``eps * n * term_scale``; residuals are divided by it.
-    """
+
+def affine_residual(A: np.ndarray, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A x + c, error bound per row)``, computed in doubled precision (:func:`affine_dot2`)."""
     if not c.size:
-        return 1.0
-    return max(1.0, float(np.max(np.abs(c) + np.abs(A) @ np.abs(x))))
+        return np.zeros(0), np.zeros(0)
+    return affine_dot2(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64),
+                       np.ascontiguousarray(c, dtype=np.float64))
 
 
 def linear_residual(M: np.ndarray, q: np.ndarray, x: np.ndarray, free: np.ndarray) -> tuple[Residual, np.ndarray]:
     """Residual of ``w = M x + q`` with equations on ``free`` rows and complementarity elsewhere."""
-    w, natural, zv, wv, zw, eq, scale = lcp_residual_parts(M, q, x, free)
-    return Residual(max(natural, eq) / scale, natural, zv, wv, zw, eq, scale), w
+    w, natural, zv, wv, zw, eq, excess, scale = lcp_residual_parts(M, q, x, free)
+    return Residual(max(0.0, excess) / scale, natural, zv, wv, zw, eq, scale), w
 
 
-def complementarity_residual(z: np.ndarray, w: np.ndarray, equation: float, scale: float) -> Residual:
-    """Residual of a pair ``z >= 0, w >= 0, z.w = 0`` plus equations of size ``equation``."""
+def complementarity_residual(z: np.ndarray, w: np.ndarray, equation: float, scale: float,
+                              equation_excess: float | None = None) -> Residual:
+    """Residual of a pair ``z >= 0, w >= 0, z.w = 0`` plus equations of size ``equation``
+    (of which ``equation_excess`` is beyond rounding, when the caller knows it)."""
     natural = float(np.max(np.abs(np.minimum(z, w)))) if z.size else 0.0
+    eq_value = equation if equation_excess is None else max(0.0, equation_excess)
     return Residual(
-        value=max(natural, equation) / scale,
+        value=max(natural, eq_value) / scale,
         natural=natural,
         z_violation=float(max(0.0, -np.min(z))) if z.size else 0.0,
         w_violation=float(max(0.0, -np.min(w))) if w.size else 0.0,

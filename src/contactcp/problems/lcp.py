@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
 from .._validate import finite_pair, index_mask, matrix, vector
-from ._base import Problem, linear_residual, require, term_scale
+from ._base import Problem, data_scale, linear_residual, require, affine_residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
 
@@ -211,16 +211,18 @@ class BoxLCP(_Linear):
     def residual(self, z: Any) -> Residual:
         """``||z - mid(lower, upper, z - w)||_inf / scale`` (the box natural map)."""
         z = self._point(z, "z")
-        w = self.M @ z + self.q
-        natural = float(np.max(np.abs(z - np.clip(z - w, self.lower, self.upper))))
+        w, allow = affine_residual(self.M, z, self.q)
+        nat = np.abs(z - np.clip(z - w, self.lower, self.upper))
+        natural = float(np.max(nat))
+        beyond = float(np.max(nat - allow))
         bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
         with np.errstate(invalid="ignore"):
             gap_lo = np.where(np.isfinite(self.lower), z - self.lower, np.inf)
             gap_hi = np.where(np.isfinite(self.upper), self.upper - z, np.inf)
             prod = np.where(w > 0, gap_lo * w, np.where(w < 0, gap_hi * -w, 0.0))
         comp = float(np.sum(np.abs(prod)))
-        scale = term_scale(self.M, z, self.q)
-        return Residual(value=natural / scale, natural=natural, z_violation=bound, w_violation=0.0,
+        scale = data_scale(self.q)
+        return Residual(value=max(0.0, beyond, bound) / scale, natural=natural, z_violation=bound, w_violation=0.0,
                         complementarity=comp, equation=0.0, scale=scale)
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:

@@ -34,22 +34,16 @@ def _pgs(M, q, z, omega, max_sweeps, tol):
             v = z[i] - omega * s / M[i, i]
             z[i] = v if v > 0.0 else 0.0
         if sweep % 4 == 0:
-            # cheap convergence test on the natural map, relative to the data
+            # cheap convergence test on the natural map, relative to the data (as the residual)
             worst = 0.0
-            mag = scale
             for i in range(n):
                 s = q[i]
-                a = abs(q[i])
                 for j in range(n):
-                    p = M[i, j] * z[j]
-                    s += p
-                    a += abs(p)
-                if a > mag:
-                    mag = a
+                    s += M[i, j] * z[j]
                 m = abs(min(z[i], s))
                 if m > worst:
                     worst = m
-            if worst <= tol * mag:
+            if worst <= tol * scale:
                 return sweep
     return max_sweeps
 
