@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
 from .._validate import finite_pair, index_mask, matrix, vector
+from ._exact import exact_dot, exact_transpose_product, rational_farkas
 from ._base import Problem, data_scale, linear_residual, require, affine_residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
@@ -93,47 +94,97 @@ class LCP(_Linear):
         return farkas_check(self.M, self.q, y, tol)
 
     def make_certificate(self, y: Any, tol: float = 1e-9, source: str = "") -> Certificate:
-        ok, checks = self.check_certificate(y, tol)
+        ok, checks, y = _farkas(self.M, self.q, y, tol)
         desc = ("y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 "
                 "(Farkas' lemma)")
         bound = checks.get("norm1_bound", np.inf)
-        if ok and np.isfinite(bound):
-            desc += (f"; M^T y <= 0 holds only to {checks['MTy_max']:.1e} (relative), so the proof "
-                     f"is: no solution with ||z||_1 < {bound:.3e}")
+        if ok and checks.get("rational"):
+            desc += ("; proved in rational arithmetic: y recomputed on its support so that M^T y = 0 exactly "
+                     "where it vanishes, then every sign checked exactly (the vector shown is its float value)")
+        elif ok and checks.get("exact"):
+            desc += "; the signs of M^T y and q^T y were computed exactly"
+        elif ok:
+            desc += (f"; M^T y <= 0 holds to within the rounding bound of its own terms (relative "
+                     f"{checks['MTy_max']:.1e}): the LCP is infeasible after a relative change of M at the "
+                     f"level of its floating-point precision, and no solution has ||z||_1 < {bound:.3e}")
+        elif np.isfinite(bound):
+            desc += (f"; M^T y <= 0 holds only to {checks['MTy_max']:.1e} (relative), which shows only "
+                     f"that no solution has ||z||_1 < {bound:.3e}: not a proof")
         if source:
             desc += f"; {source}"
-        y = np.maximum(np.asarray(y, dtype=float), 0.0)
-        y = y / max(y.sum(), np.finfo(float).tiny)
+        if y.sum() > 0:
+            y = y * 2.0 ** -np.floor(np.log2(y.sum()))     # a power of two: the signs stay exact
         return Certificate(kind="farkas", vector=y, description=desc, checks=checks, verified=ok)
 
 
 def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float]]:
-    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty.
+    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty; see :func:`_farkas`."""
+    ok, checks, _ = _farkas(M, q, y, tol)
+    return ok, checks
 
-    ``y`` is clipped at zero and scaled to ``sum(y) = 1``.  With
-    ``delta = max(0, max(M^T y))`` and ``gamma = -q^T y``, every feasible ``z``
-    must have ``||z||_1 >= gamma / delta``; the proof is exact when
-    ``delta == 0`` and is accepted when ``delta <= tol * max|M|`` and
-    ``gamma > tol * max(1, max|q|)``.  Returns ``(verified, checks)``.
+
+def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float], np.ndarray]:
+    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty (Farkas' lemma).
+
+    ``y`` is clipped at zero (a negative part larger than ``tol`` relative
+    fails the check).  The proof is accepted only when ``M^T y <= 0`` and
+    ``q^T y < 0`` hold *exactly* for the floats given (signs computed exactly,
+    :mod:`contactcp.problems._exact`); entries of ``y`` below ``1e-13`` of its
+    largest are dropped first if that is what it takes (round-off dust from the
+    solver); failing that, ``y`` is recomputed on its support in rational
+    arithmetic (:func:`~contactcp.problems._exact.rational_farkas`, supports up
+    to 60) and checked exactly.  Failing that too, a *backward* proof is
+    accepted when every positive ``(M^T y)_j`` is within the rounding bound
+    ``16 (n + 1) eps (|M|^T y)_j`` of its own terms (the problem is infeasible
+    after a change of ``M`` at the level of its floating-point precision);
+    ``checks`` says which kind of proof it is.  A vector that satisfies ``M^T y <= delta`` only approximately
+    proves just ``||z||_1 >= -q^T y / delta`` for every solution, which is not
+    a proof of infeasibility: ``checks`` reports that bound, and (unless the
+    backward test below passes) the check fails.
+    Returns ``(verified, checks, the vector the proof is about)``.
     """
     y = np.asarray(y, dtype=float).reshape(-1)
     if y.shape != q.shape or not np.all(np.isfinite(y)):
-        return False, {"shape_or_nan": 1.0}
-    neg = float(max(0.0, -y.min())) / max(float(np.abs(y).max()), np.finfo(float).tiny)
+        return False, {"shape_or_nan": 1.0}, np.zeros(q.shape)
+    ymax = max(float(np.abs(y).max()), np.finfo(float).tiny)
+    neg = float(max(0.0, -y.min())) / ymax
     y = np.maximum(y, 0.0)
-    s = y.sum()
-    if s <= 0:
-        return False, {"y_negative": neg, "y_sum": 0.0}
-    y = y / s
-    delta = float(max(0.0, (M.T @ y).max()))
-    gamma = float(-(q @ y))
+    if y.sum() <= 0:
+        return False, {"y_negative": neg, "y_sum": 0.0}, y
+    candidates = [y, np.where(y > 1e-13 * ymax, y, 0.0)]
+    best = None
+    for yc in candidates:
+        MTy = exact_transpose_product(M, yc)
+        qTy = exact_dot(q, yc)
+        exact = bool(MTy.max(initial=0.0) <= 0.0 and qTy < 0.0)
+        if best is None or exact:
+            best = (exact, yc, MTy, qTy)
+        if exact:
+            break
+    exact, yc, MTy, qTy = best
+    rational = backward = False
+    if not exact and qTy < 0:
+        # round-off on columns where M^T y must vanish: redo y on its support in rational arithmetic
+        yr = rational_farkas(M, q, yc)
+        if yr is not None:
+            rational = exact = True
+            yc, MTy, qTy = yr, M.T @ yr, float(q @ yr)
+    if not exact and qTy < 0:
+        # the last resort, a backward statement: every positive (M^T y)_j lies within the rounding
+        # bound of its own terms, 16 (n + 1) eps (|M|^T y)_j, so a relative change of M of that size
+        # (the precision the data are held in) makes y an exact proof
+        g = 16.0 * (M.shape[0] + 1) * np.finfo(float).eps
+        backward = bool(np.all(MTy <= g * (np.abs(M).T @ yc)) and -qTy > g * float(np.abs(q) @ yc))
+    s = float(yc.sum())
+    delta = max(0.0, float(MTy.max(initial=0.0))) / s
+    gamma = -qTy / s
     mscale = max(1.0, float(np.abs(M).max()))
     qscale = max(1.0, float(np.abs(q).max()))
     bound = np.inf if delta == 0 else gamma / delta
     checks = {"y_negative": neg, "MTy_max": delta / mscale, "qTy": -gamma / qscale,
-              "norm1_bound": float(bound)}
-    ok = neg <= tol and delta <= tol * mscale and gamma > tol * qscale
-    return bool(ok), checks
+              "norm1_bound": float(bound), "exact": float(exact), "rational": float(rational),
+              "backward": float(backward)}
+    return bool((exact or backward) and neg <= tol), checks, yc
 
 
 class MixedLCP(_Linear):
