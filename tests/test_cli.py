@@ -111,3 +111,12 @@ def test_broken_pipe_exits_quietly(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", Closed())
     assert main(["methods"]) == 0          # a reader that went away is not an error
     assert capsys.readouterr().err == ""
+
+
+def test_quasistatic_json_is_the_only_thing_on_stdout():
+    """In a fresh process (HiGHS's first instance prints a banner on file descriptor 1, which
+    capsys does not see): stdout must be exactly one JSON object."""
+    out = run("quasistatic", "--dataset", "2", "--method", "exact", "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["status"] == "SOLVED"

@@ -271,3 +271,19 @@ def test_two_link_chains_holding_a_disc():
     np.testing.assert_allclose(s.qdot, 0.0, atol=1e-12)
     assert np.all(np.abs(s.c_t) <= 0.8 * s.c_n + 1e-12)
     assert s.max_violation < 1e-12
+
+
+@pytest.mark.parametrize("method", ["bilinear", "enumerate", "exact"])
+def test_single_contact_with_an_inconsistent_dependent_row_is_proved_empty(method):
+    """n_c = 1: C has more rows than columns; a dropped dependent row that contradicts the kept
+    ones makes Y empty, and the Farkas vector (on the caller's rows) proves it."""
+    p = PlanarQuasistaticProblem.from_geometry([[0.5, -1]], [[0, 1]], [0.5], [0, -1, 0], theta_dot=[0.1, 0])
+    out = solve_quasistatic(p, method=method)
+    assert out.status is Status.NO_SOLUTION
+    cert = out.result.certificate
+    assert cert.verified and "Y is empty" in cert.description
+    u = ccp.solve(ccp.UCP([[1, 1]], [1], [[1, 1], [2, 2]], [1, 3]), method)
+    assert u.status is Status.NO_SOLUTION and u.certificate.verified
+    # the test's own check on the caller's rows: A^T v >= 0 and b^T v < 0 (v over both rows of A_y)
+    v = u.certificate.vector
+    assert v.shape == (2,) and np.all(np.array([[1, 1], [2, 2]]).T @ v >= -1e-12) and np.array([1, 3]) @ v < 0

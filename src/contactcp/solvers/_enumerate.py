@@ -95,7 +95,9 @@ def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions
         return Raw(best, Status.SOLVED, len(sols), f"{len(sols)} solution(s) found"
                    + ("" if all_solutions else " (stopped at the first)"), stats=stats)
     cert = Certificate(kind="enumeration", vector=np.zeros(0),
-                       description=f"all {2 ** n} complementary supports checked (singular blocks by LP); none "
-                                   "admits a solution", checks={"supports": float(2 ** n),
+                       description=f"all {2 ** n} complementary supports checked, none admits a solution "
+                                   "(nonsingular blocks by an LU solve and the signs of the result, singular "
+                                   "blocks by LP; each decision made in floating point, with the support's "
+                                   "residual tolerance)", checks={"supports": float(2 ** n),
                                                                 "lps": float(stats["lps"])}, verified=True)
     return Raw(None, Status.NO_SOLUTION, 2 ** n, "no support admits a solution", certificate=cert, stats=stats)

@@ -38,7 +38,34 @@ class Farkas:
     bTu: float
 
 
-def clean(A: np.ndarray, b: np.ndarray, rel: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+_CLEAN_REL = 1e-12
+_BANNER_SHOWN = False
+
+
+def _new_highs() -> highspy.Highs:
+    """A quiet ``highspy.Highs``.  highspy prints a copyright banner on standard output when
+    the first instance is made, before ``output_flag`` can be set; that would break the CLI's
+    one-JSON-object output, so the first construction runs with file descriptor 1 pointed at
+    /dev/null."""
+    global _BANNER_SHOWN
+    if _BANNER_SHOWN:
+        return highspy.Highs()
+    import os
+    import sys
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    _BANNER_SHOWN = True
+    return h
+
+
+def clean(A: np.ndarray, b: np.ndarray, rel: float = _CLEAN_REL) -> tuple[np.ndarray, np.ndarray]:
     """Zero the entries of each row of ``[A b]`` below ``rel`` times the row's largest entry.
 
     Round-off left by forming ``Z`` or ``C`` (e.g. ``1e-17`` where the exact
@@ -62,6 +89,7 @@ class Polyhedron:
     """
 
     def __init__(self, A: np.ndarray, b: np.ndarray, name: str = "X"):
+        self.A_orig, self.b_orig = np.array(A, dtype=float), np.array(b, dtype=float)
         A, b = clean(A, b)
         self.name = name
         self.n = A.shape[1]
@@ -72,6 +100,7 @@ class Polyhedron:
         # absolute tolerances mean the same thing for millimetres per second as for metres
         rn = np.linalg.norm(A, axis=1)
         rn[rn == 0] = 1.0
+        self._rn = rn
         A, b = A / rn[:, None], b / rn
         self.sigma = float(np.abs(b).max(initial=0.0)) or 1.0
         self.A, self.b = A, b / self.sigma
@@ -79,7 +108,7 @@ class Polyhedron:
         self.scale = 1.0
         self.lps = 0
         self._fixed = np.zeros(self.n, dtype=bool)
-        h = highspy.Highs()
+        h = _new_highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
@@ -105,6 +134,7 @@ class Polyhedron:
     def _independent_rows(self, A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Drop dependent rows (QR with column pivoting on A^T); an inconsistent dependent row
         means the polyhedron is empty, recorded in ``empty_rows``."""
+        self._keep = np.arange(A.shape[0])
         if A.shape[0] == 0:
             return A, b
         _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
@@ -123,8 +153,24 @@ class Polyhedron:
                 u[i] = 1.0
                 u[keep] = -coef[:, i]
                 u *= -np.sign(u @ b) if u @ b != 0 else 1.0
-                self.empty_rows = Farkas(u, np.arange(A.shape[1]), float((A.T @ u).min(initial=0.0)), float(u @ b))
+                self.empty_rows = self._original(u, np.arange(A.shape[1]), reduced=False)
+        self._keep = keep
         return A[keep], b[keep]
+
+    def _original(self, u: np.ndarray, free: np.ndarray, reduced: bool = True) -> Farkas:
+        """A Farkas vector of the internal (independent, equilibrated) rows, or of all rows
+        (``reduced=False``), expressed on the rows of the caller's ``A``: ``A'^T u' = A^T u`` for
+        ``u[keep] = u' / rn``, and ``b'^T u'`` has the sign of ``b^T u``."""
+        if reduced:
+            full = np.zeros(self.A_orig.shape[0])
+            full[self._keep] = u / self._rn
+            u = full
+        Af = self.A_orig[:, free]
+        return Farkas(u, free, float((Af.T @ u).min(initial=0.0)), float(self.b_orig @ u))
+
+    def verify(self, f: Farkas) -> bool:
+        """The independent check of a Farkas vector against the caller's ``A``, ``b``."""
+        return check_farkas(self.A_orig, self.b_orig, f, dropped=_CLEAN_REL)
 
     # ---------------------------------------------------------------- LP solves
     def _set_fixed(self, fixed: np.ndarray | None) -> None:
@@ -264,16 +310,15 @@ class Polyhedron:
             _, has_ray, ray = self.h.getDualRay()
             if has_ray:
                 for u in (-np.asarray(ray), np.asarray(ray)):
-                    f = Farkas(u, free, float((A.T @ u).min(initial=0.0)), float(self.b @ u))
-                    if check_farkas(self.A, self.b, f):
+                    f = self._original(u, free)
+                    if self.verify(f):
                         return f
         res = linprog(self.b, A_ub=-A.T, b_ub=np.zeros(free.size), bounds=(-1, 1), method="highs")
         self.lps += 1
         if res.status != 0 or res.fun >= -1e-9 * self.scale:
             return None
-        u = res.x
-        f = Farkas(u, free, float((A.T @ u).min(initial=0.0)), float(self.b @ u))
-        return f if check_farkas(self.A, self.b, f) else None
+        f = self._original(res.x, free)
+        return f if self.verify(f) else None
 
     # ---------------------------------------------------------------- adjacent vertices
     def adjacent(self, v: Vertex, max_bases: int = 16) -> list[Vertex]:
@@ -331,12 +376,22 @@ class Polyhedron:
         return list(found.values())
 
 
-def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas, tol: float = 1e-9) -> bool:
-    """Independent check: ``A[:, free]^T u >= -tol * |A| |u|`` and ``b^T u < -tol``."""
-    u = f.u
-    At = A[:, f.free].T @ u
-    scale = max(1.0, float(np.abs(A).max(initial=0.0))) * max(1.0, float(np.abs(u).max(initial=0.0)))
-    return bool(At.min(initial=0.0) >= -tol * scale and b @ u < -tol * max(1.0, float(np.abs(b).max(initial=0.0))))
+def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas, dropped: float = 0.0) -> bool:
+    """Independent check that ``f`` proves ``{x >= 0 : A x = b, x[~free] = 0}`` empty:
+    ``A[:, free]^T u >= 0`` and ``b^T u < 0``, each up to the rounding bound of its own terms,
+    ``16 (m + 1) eps |A|^T |u|``, plus ``dropped`` times ``sum_i max|row i| |u_i|`` for entries
+    below ``dropped`` of their row that the LPs treated as zero (:func:`clean`).  No absolute
+    tolerance: a proof that only holds to a tolerance is not accepted."""
+    u = np.asarray(f.u, dtype=float)
+    if u.shape != (A.shape[0],) or not np.all(np.isfinite(u)) or not np.any(u):
+        return False
+    Af = A[:, f.free]
+    g = 16.0 * (A.shape[0] + 1) * np.finfo(float).eps
+    au = np.abs(u)
+    big = np.maximum(np.abs(A).max(axis=1, initial=0.0), np.abs(b))
+    extra = dropped * float(big @ au)
+    ATu = Af.T @ u
+    return bool(np.all(ATu >= -(g * (np.abs(Af).T @ au) + extra)) and b @ u < -(g * float(np.abs(b) @ au) + extra))
 
 
 def _key(x: np.ndarray) -> bytes:

@@ -28,7 +28,7 @@ from .._registry import Raw, register
 from ..errors import InvalidOptionError
 from ..problems import UCP
 from ..result import Certificate, Status
-from ._lp import Farkas, Polyhedron, Vertex, check_farkas
+from ._lp import Farkas, Polyhedron, Vertex
 
 
 def empty_certificate(poly: Polyhedron, which: str) -> Certificate | None:
@@ -36,10 +36,11 @@ def empty_certificate(poly: Polyhedron, which: str) -> Certificate | None:
     f: Farkas | None = poly.farkas()
     if f is None:
         return None
-    ok = check_farkas(poly.A, poly.b, f)
+    ok = poly.verify(f)
     return Certificate(kind="farkas_polyhedron", vector=f.u,
                        description=f"{which} is empty: u with A^T u >= 0 and b^T u < 0 (Farkas' lemma) "
-                                   f"on the independent rows of A_{which.lower()}",
+                                   f"on the rows of A_{which.lower()}, b_{which.lower()} (up to round-off "
+                                   f"and entries below 1e-12 of their row)",
                        checks={"min_ATu": f.min_ATu, "bTu": f.bTu}, verified=ok)
 
 

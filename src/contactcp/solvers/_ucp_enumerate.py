@@ -104,11 +104,21 @@ def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, str
                      "x_unique": X.singleton(fx), "y_unique": Y.singleton(fy)})
     stats = {"candidates": tested, "solutions": sols, "lps": X.lps + Y.lps}
     if not sols:
-        cert = Certificate(kind="enumeration", vector=np.zeros(0),
-                           description=f"all {tested} candidate patterns tested; each has an empty face of X or Y",
-                           checks={"candidates": float(tested)}, verified=True)
-        return Raw(None, Status.NO_SOLUTION, tested, "no candidate pattern admits a solution",
-                   certificate=cert, stats=stats)
+        # the patterns were rejected on LP verdicts; the proof of "no solution" is the exact
+        # method's tree of checked Farkas vectors (its own pruning, independent of this search)
+        from ._ucp_exact import exact
+        proof = exact(problem, tol)
+        stats["lps"] += proof.stats.get("lps", 0) if proof.stats else 0
+        if proof.status is Status.NO_SOLUTION and proof.certificate is not None and proof.certificate.verified:
+            c = proof.certificate
+            cert = Certificate(kind=c.kind, vector=c.vector, checks={**c.checks, "candidates": float(tested)},
+                               description=f"all {tested} candidate patterns tested, none admits a solution; "
+                                           f"proof: {c.description}", verified=True)
+            return Raw(None, Status.NO_SOLUTION, tested, "no candidate pattern admits a solution",
+                       certificate=cert, stats=stats)
+        return Raw(None, Status.INACCURATE, tested,
+                   f"no candidate pattern admits a solution, but no checked proof could be made "
+                   f"(exact method: {proof.status.name}, {proof.message})", stats=stats)
     first = sols[0]
     return Raw(first["x"], Status.SOLVED, tested, f"{len(sols)} solution mode(s) among {tested} candidates",
                w=first["y"], stats=stats)

@@ -25,7 +25,7 @@ import numpy as np
 from .._registry import Raw, register
 from ..problems import UCP
 from ..result import Certificate, Status
-from ._lp import Farkas, Polyhedron, check_farkas
+from ._lp import Farkas, Polyhedron
 from ._ucp_bilinear import _xy_small, empty_certificate, polyhedra
 
 
@@ -42,7 +42,7 @@ class _Faces:
     def prove_empty(self, fixed: np.ndarray) -> bool:
         """Record a checked Farkas proof for the empty face; False if no proof could be made."""
         cert = self.poly.farkas(fixed)
-        if cert is None or not check_farkas(self.poly.A, self.poly.b, cert):
+        if cert is None or not self.poly.verify(cert):
             return False
         self.empty.append((np.flatnonzero(fixed), cert))
         return True
