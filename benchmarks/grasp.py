@@ -61,13 +61,17 @@ def main(argv=None) -> int:
     cases = CASES[:1] + CASES[4:5] if args.smoke else CASES
     rep = 3 if args.smoke else args.repeat
     rows, goal_f, goal_agree, fastest, fastest_any = [], True, True, [], []
+    polished = merit_runs = plain_ok = plain_runs = 0
     for state, mu in cases:
         grasp = puma3_grasp(mu, state)
         system = grasp.system
         cd = system.dynamics()
         second = ("mncp", "lemke") if state == "sliding" else ("cone", "newton")
+        plain = {"polish": False, "multistart": 0}
         methods = [("merit (trf)", "mncp", "merit", {"backend": "trf"}),
                    ("merit (L-BFGS-B)", "mncp", "merit", {"backend": "lbfgsb"}),
+                   ("merit (trf, plain)", "mncp", "merit", {"backend": "trf", **plain}),
+                   ("merit (L-BFGS-B, plain)", "mncp", "merit", {"backend": "lbfgsb", **plain}),
                    (f"{second[1]} ({'LCP (45)' if state == 'sliding' else 'cone'})", *second, {}),
                    ("lemke (pyramid LCP)", "pyramid", "lemke", {})]
         ref = solve_dynamic(cd, friction=second[0], method=second[1], tol=1e-12)
@@ -79,9 +83,14 @@ def main(argv=None) -> int:
             f = out.result.stats.get("final_f") if method == "merit" else None
             agree = (float(np.abs(out.c - ref.c).max() / np.abs(ref.c).max())
                      if out.contacts and ref.contacts else float("nan"))
-            if method == "merit":
+            if method == "merit" and "plain" not in label:
                 goal_f &= bool(out.success and f is not None and f <= 1e-12)
                 goal_agree &= bool(agree <= 1e-6)
+                polished += bool(out.result.stats.get("polished"))
+                merit_runs += 1
+            elif method == "merit":
+                plain_ok += bool(out.success and f is not None and f <= 1e-12)
+                plain_runs += 1
             if out.success and friction != "pyramid" and (best is None or t_all < best[1]):
                 best = (label, t_all)
             if out.success and (best_any is None or t_all < best_any[1]):
@@ -110,7 +119,12 @@ def main(argv=None) -> int:
     worst = max(t for *_, t in fastest)
     worst_any = max(t for *_, t in fastest_any)
     lines += ["", "## Goals", "",
-              f"- merit reaches f <= 1e-12 on every case: **{'met' if goal_f else 'not met'}**",
+              f"- merit reaches f <= 1e-12 on every case: **{'met' if goal_f else 'not met'}** with the "
+              f"defaults of `method=\"merit\"`, i.e. with contactcp's active-set Newton polish, which "
+              f"finished {polished} of {merit_runs} runs, and seeded restarts; the library backends alone "
+              f"(`polish=False, multistart=0`, the 'plain' rows) reach it in {plain_ok} of {plain_runs} runs "
+              f"(trf's slow tail at degenerate solutions ends at its iteration cap, L-BFGS-B from x0 = 0 at "
+              f"stationary points that are not solutions)",
               f"- merit agrees with the second method to 1e-6 relative: **{'met' if goal_agree else 'not met'}**",
               f"- grasp solve (assembly + solve) under 1 ms with the fastest method: slowest case "
               f"{1e3 * worst_any:.3f} ms — **{'met' if worst_any < 1e-3 else 'not met'}** "

@@ -41,15 +41,51 @@ class Raw:
 
 
 @dataclass(frozen=True)
+class _NoneOr:
+    """The type stand-in of an option that may also be None."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
 class MethodSpec:
     name: str
     problem_types: tuple[type, ...]
     func: Callable[..., Raw]
     description: str
     options: tuple[str, ...]
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     def applies(self, problem: Problem) -> bool:
         return isinstance(problem, self.problem_types)
+
+    def check_types(self, options: dict[str, Any]) -> None:
+        """Options whose default is a bool, an int, a float or a str must have that type (ints are
+        accepted for floats): a string where a number belongs fails here, naming the option, and
+        not deep inside a solver.  Ranges are each method's own business."""
+        for key, value in options.items():
+            d = self.defaults.get(key)
+            if isinstance(d, _NoneOr):
+                if value is None:
+                    continue
+                d = d.value
+            if value is None and d is None:
+                continue
+            if isinstance(d, bool):
+                ok, what = isinstance(value, (bool, np.bool_)), "true or false"
+            elif isinstance(d, int):
+                ok, what = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)), \
+                    "an integer"
+            elif isinstance(d, float):
+                ok = (isinstance(value, (int, float, np.integer, np.floating))
+                      and not isinstance(value, (bool, np.bool_)) and not math.isnan(value))
+                what = "a number"
+            elif isinstance(d, str):
+                ok, what = isinstance(value, str), "a string"
+            else:
+                continue
+            if not ok:
+                raise InvalidOptionError(key, f"must be {what} for method {self.name!r}, got {value!r}")
 
 
 _REGISTRY: dict[str, list[MethodSpec]] = {}
@@ -62,7 +98,13 @@ def register(name: str, *problem_types: type, description: str = "", default: bo
         params = inspect.signature(func).parameters
         opts = tuple(p for p in params if p not in ("problem", "tol"))
         doc = description or (func.__doc__ or "").strip().splitlines()[0]
-        spec = MethodSpec(name, tuple(problem_types), func, doc, opts)
+        defaults = {p: params[p].default for p in opts if params[p].default is not inspect.Parameter.empty}
+        # an option annotated "int | None" / "float | None" with default None is typed by a stand-in
+        for p in opts:
+            ann = str(params[p].annotation).replace(" ", "")
+            if defaults.get(p, 0) is None and ann in ("int|None", "float|None"):
+                defaults[p] = _NoneOr(0 if ann.startswith("int") else 0.0)
+        spec = MethodSpec(name, tuple(problem_types), func, doc, opts, defaults)
         _REGISTRY.setdefault(name, []).append(spec)
         _SPEC_CACHE.clear()
         if default:
@@ -154,6 +196,7 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             if key not in spec.options:
                 raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
                                               f"{', '.join(spec.options) or 'none'}")
+        spec.check_types(options)
     t0 = time.perf_counter()
     try:
         raw = spec.func(problem, tol, **options)

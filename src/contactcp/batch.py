@@ -98,10 +98,21 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
     if M.ndim != 3 or M.shape != (Kp, n, n):
         raise InvalidProblemError("M", f"must have shape ({Kp}, {n}, {n}) or ({n}, {n}) to match q, got {M.shape}")
     M = np.ascontiguousarray(M)
-    dv = np.ones(n) if d is None else np.asarray(d, dtype=float)
-    if dv.shape != (n,) or not np.all(dv > 0):
-        raise InvalidOptionError("d", f"must be a positive vector of length {n}")
-    max_iter = max(1000, 50 * n) if max_iter is None else int(max_iter)
+    try:
+        dv = np.ones(n) if d is None else np.asarray(d, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidOptionError("d", f"must be a positive vector of length {n}, got {d!r}") from None
+    if dv.shape != (n,) or not np.all(dv > 0) or not np.all(np.isfinite(dv)):
+        raise InvalidOptionError("d", f"must be a positive finite vector of length {n}")
+    if max_iter is None:
+        max_iter = max(1000, 50 * n)
+    elif isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise InvalidOptionError("max_iter", f"must be a positive integer, got {max_iter!r}")
+    if isinstance(piv_tol, (bool, np.bool_)) or not isinstance(piv_tol, (int, float, np.integer, np.floating)) \
+            or not 0 < piv_tol < 1:
+        raise InvalidOptionError("piv_tol", f"must be a number in (0, 1), got {piv_tol!r}")
+    if isinstance(check_every, (bool, np.bool_)) or not isinstance(check_every, (int, np.integer)) or check_every < 1:
+        raise InvalidOptionError("check_every", f"must be a positive integer, got {check_every!r}")
     t0 = time.perf_counter()
     Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic),
                                               int(check_every))
