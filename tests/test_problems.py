@@ -162,3 +162,11 @@ def test_large_solutions_are_not_failed_by_round_off():
     assert p.residual(z).value <= 1e-12
     r = ccp.solve(p, "lemke")
     assert r.success and np.allclose(r.x, z, rtol=1e-9, atol=1e-3)
+
+
+def test_complex_data_is_rejected_not_truncated():
+    with pytest.raises(InvalidProblemError) as err:
+        ccp.LCP([[1.0 + 1e-3j, 0], [0, 1]], [1.0, 1.0])
+    assert err.value.field == "M" and "complex" in str(err.value)
+    with pytest.raises(InvalidProblemError, match="complex"):
+        ccp.LCP(np.eye(2), np.array([1.0, 1j]))

@@ -18,6 +18,8 @@ from .errors import InvalidProblemError
 def _as_float(value: Any, field: str) -> np.ndarray:
     if type(value) is np.ndarray and value.dtype == np.float64:
         return value.copy()
+    if np.iscomplexobj(value):
+        raise InvalidProblemError(field, "must be real numbers, got complex ones")
     try:
         arr = np.array(value, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:

@@ -234,11 +234,11 @@ def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
-    from . import solve
+    from .dynamic import solve_cone
     from .io_fclib import read_local
 
     problem = read_local(args.file).to_problem()
-    result = solve(problem, method=args.method, tol=args.tol)
+    result = solve_cone(problem, method=args.method, tol=args.tol)
     if args.json:
         d = result.to_dict()
         _print_json({"status": d["status"], "success": d["success"], "residual": d["residual"],
@@ -340,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
     fc.add_argument("file")
-    fc.add_argument("--method", default="newton", help="newton (default) or nsgs")
+    fc.add_argument("--method", default=None,
+                    help="newton or nsgs; default: newton, then nsgs if newton gives no certified answer")
     fc.add_argument("--tol", type=float, default=1e-9)
     fc.add_argument("--json", action="store_true", help="print one JSON object")
     fc.set_defaults(func=_cmd_fclib)

@@ -23,9 +23,10 @@ from .formulations.dynamic_cone import cone_forces, cone_problem
 from .formulations.pyramid_lcp import pyramid_lcp
 from .interpret.dynamic import ContactOutcome, check_dynamic, classify
 from .models.system import ContactDynamics, MultibodySystem
+from .problems import FrictionContactProblem
 from .result import Result, Status
 
-__all__ = ["DynamicResult", "solve_dynamic", "CHECK_TOL", "FRICTION_LAWS"]
+__all__ = ["DynamicResult", "solve_dynamic", "solve_cone", "CHECK_TOL", "FRICTION_LAWS"]
 
 #: tolerance of the independent check of the original contact conditions
 CHECK_TOL = 1e-7
@@ -77,6 +78,20 @@ class DynamicResult:
         }
 
 
+def solve_cone(problem: FrictionContactProblem, method: str | None = None, tol: float = 1e-9,
+               **options: Any) -> Result:
+    """Solve a Coulomb-cone problem; ``method=None`` (with no options) is the default chain:
+    semismooth Newton, then NSGS when Newton ends without a certified answer (NSGS is slower,
+    but its local solves do not depend on a global Newton matrix).  Both are certified."""
+    res = solve(problem, method or "newton", tol=tol, **options)
+    if method is None and not res.success and not options:
+        alt = solve(problem, "nsgs", tol=tol, max_sweeps=5000)
+        if alt.success:
+            alt.message = f"newton: {res.status.name} ({res.message}); nsgs: {alt.message}"
+            res = alt
+    return res
+
+
 def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "pyramid",
                   method: str | None = None, tol: float = DEFAULT_TOL, check_tol: float = CHECK_TOL,
                   **options: Any) -> DynamicResult:
@@ -114,14 +129,7 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
         to_c = form.forces
     else:
         prob = cone_problem(cd)
-        res = solve(prob, method or "newton", tol=tol, **options)
-        if method is None and not res.success and not options:
-            # the default chain: semismooth Newton, then NSGS (slower, but its local
-            # solves do not depend on a global Newton matrix); both certified
-            alt = solve(prob, "nsgs", tol=tol, max_sweeps=5000)
-            if alt.success:
-                alt.message = f"newton: {res.status.name} ({res.message}); nsgs: {alt.message}"
-                res = alt
+        res = solve_cone(prob, method, tol, **options)
         to_c = lambda r: cone_forces(cd, r)  # noqa: E731
     out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol,
                         formulation=form)

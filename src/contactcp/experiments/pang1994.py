@@ -153,7 +153,7 @@ def _mu_scan(out_dir: Path, quick: bool) -> list[Path]:
     png = out_dir / "mu_scan.png"
     fig.savefig(png, dpi=110)
     plt.close(fig)
-    jam = [(r["mu1"], r["mu2"], r["mu3"]) for r in none]
+    jam = [(float(r["mu1"]), float(r["mu2"]), float(r["mu3"])) for r in none]
     ds4 = next((r for r in rows if (r["mu1"], r["mu2"], r["mu3"]) == (0.7, 0.9, 0.9)), None)
     md = ["# Data Set 2: the mu-scan", "",
           f"Grid {grid.size}^3 = {len(rows)} points over mu_i in [0, 1]; existence decided by the exact method "
@@ -164,7 +164,8 @@ def _mu_scan(out_dir: Path, quick: bool) -> list[Path]:
           f"solvable points ({100.0 * bil_ok / max(1, len(solvable)):.1f} %) and, as it must, none of the "
           f"unsolvable ones ({bil_false} claimed).",
           f"- the smallest friction coefficients in the jamming region: "
-          f"{min(jam, key=sum) if jam else '—'} (sum of mu minimal); jamming needs high friction.",
+          f"{'(' + ', '.join(f'{v:g}' for v in min(jam, key=sum)) + ')' if jam else '—'} (sum of mu minimal); "
+          f"jamming needs high friction.",
           ]
     if ds4 is not None:
         md.append(f"- Data Set 4's coefficients (0.7, 0.9, 0.9): {ds4['exact']} (the paper: no solution).")

@@ -3,7 +3,7 @@
 Writes into ``results/yashima/``:
 
 * ``parameters.json``: the hand's data (the paper's and the chosen ones);
-* ``map_mu0.2.png``, ``map_mu0.4.png`` (Fig. 7) and ``map_mu*.npz``/``.csv``:
+* ``map_mu0.2.png``, ``map_mu0.4.png`` (Fig. 7) and ``map_mu*.npz``:
   the class of every grid point over ``(tau1, tau2)`` — RR, RS, SR, SS,
   breaking, or not dynamically determinate;
 * ``az_sign_mu0.4.png`` (Fig. 8a): the sign of the object's vertical

@@ -43,6 +43,10 @@ from ._fc_kernels import (abs_row_sums, ac_merit, ac_phi_D, desaxce_residual, ga
                           reduced_newton_apply, reduced_newton_system)
 
 
+#: largest sparse problem (unknowns) densified for the Gauss-Seidel warm start
+_DENSE_WARM_START_MAX = 3000
+
+
 def default_rho(problem: FrictionContactProblem) -> np.ndarray:
     """``rho_i = 1 / sqrt(mean diag(W_ii) * rms row norm of contact i's rows of W)``.
 
@@ -336,9 +340,11 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     nq = float(np.linalg.norm(q))
     qscale = nq if nq > np.finfo(float).tiny else 1.0
     u = W @ r + q
-    if r0 is None and sweeps and not sparse:
+    if r0 is None and sweeps and (not sparse or problem.size <= _DENSE_WARM_START_MAX):
+        # the warm start's sweeps are a dense kernel; a sparse W of moderate size is densified
+        # for them (3000 x 3000 doubles: 72 MB at most)
         start = r.copy()
-        gauss_seidel_sweeps(W, q, mu, start, d, int(sweeps), 5)
+        gauss_seidel_sweeps(W.toarray() if sparse else W, q, mu, start, d, int(sweeps), 5)
         u_start = W @ start + q
         if desaxce_residual(start, u_start, mu, d) < desaxce_residual(r, u, mu, d):
             r, u = start, u_start
