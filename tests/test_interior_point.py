@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import Status
+from contactcp import InvalidOptionError, Status
 from contactcp.errors import InvalidOptionError
 from contactcp.solvers._interior_point import (GUARANTEE_NONE, GUARANTEE_P, GUARANTEE_PSD,
                                                GUARANTEE_UNCHECKED, matrix_class)
@@ -278,3 +278,20 @@ def test_bad_options_raise(opts):
     p = ccp.LCP(np.eye(3), [-1.0, 2.0, -3.0])
     with pytest.raises(InvalidOptionError):
         ccp.solve(p, IP, **opts)
+
+
+def test_feasible_start_by_default_with_the_infeasible_start_as_fallback():
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((8, 8))
+    p = ccp.LCP(A @ A.T + np.eye(8), rng.standard_normal(8) * 5)
+    auto = ccp.solve(p, "interior-point")
+    inf = ccp.solve(p, "interior-point", start="infeasible")
+    assert auto.stats["start"].startswith("feasible") and inf.stats["start"].startswith("infeasible")
+    assert auto.success and inf.success
+    np.testing.assert_allclose(auto.x, inf.x, atol=1e-8)
+    # w_1 = -z_2 - 1 < 0 for every z >= 0: no strictly feasible point, so the fallback runs
+    q = ccp.LCP([[0.0, -1.0], [1.0, 0.0]], [-1.0, 1.0])
+    r = ccp.solve(q, "interior-point")
+    assert r.stats["start"].startswith("infeasible") and r.status is not Status.SOLVED
+    with pytest.raises(InvalidOptionError):
+        ccp.solve(p, "interior-point", start="warm")

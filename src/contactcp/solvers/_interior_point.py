@@ -1,4 +1,10 @@
-"""Infeasible-start interior-point method for the LCP, with purification.
+"""Interior-point method for the LCP (feasible start, infeasible-start fallback), with purification.
+
+By default the method starts from a strictly feasible point (``z > 0``,
+``w = M z + q > 0``: the default start when it is feasible, otherwise the
+solution of a phase-1 LP maximising the smallest slack) and is then the
+feasible path-following method; only when no strictly feasible point exists
+(or ``start="infeasible"``) does it start from an infeasible point, as below.
 
 The method follows the central path of Kojima, Megiddo, Noma & Yoshise, *A
 Unified Approach to Interior Point Algorithms for Linear Complementarity
@@ -232,12 +238,51 @@ def _default_start(M: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.maximum(z, floor), np.maximum(w, floor)
 
 
-def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any) -> tuple[np.ndarray, np.ndarray, str]:
+#: the phase-1 LP for a feasible start is tried up to this size
+FEASIBLE_START_MAX_N = 2000
+
+
+def _feasible_start(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A strictly feasible start (``z > 0``, ``w = M z + q > 0``) for the feasible method, or None.
+
+    The default point ``z`` is used as is when ``M z + q > 0``; otherwise a phase-1 LP (HiGHS)
+    maximises the smallest slack ``s`` in ``z >= s e``, ``M z + q >= s e`` with ``z, s`` bounded
+    by a multiple of the data, so its optimum is well inside when the set has an interior.  None
+    when it has none (then no feasible interior method can start: the infeasible one does)."""
+    w = M @ z + q
+    if np.all(w > 0):
+        return z, w
+    n = q.shape[0]
+    if n > FEASIBLE_START_MAX_N:
+        return None
+    from scipy.optimize import linprog
+    cap = 10.0 * float(z.max())
+    # variables (z, s): maximise s; -M z + s e <= q; -z + s e <= 0
+    A = np.block([[-M, np.ones((n, 1))], [-np.eye(n), np.ones((n, 1))]])
+    c = np.zeros(n + 1)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=A, b_ub=np.concatenate([q, np.zeros(n)]), bounds=[(0, cap)] * n + [(None, cap)],
+                  method="highs")
+    if res.status != 0 or not res.x[-1] > 1e-8 * max(1.0, float(np.abs(q).max())):
+        return None
+    zf = res.x[:n]
+    wf = M @ zf + q
+    if not (np.all(zf > 0) and np.all(wf > 0)):
+        return None
+    return zf, wf
+
+
+def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any, start: str = "auto") -> tuple[np.ndarray, np.ndarray, str]:
     n = q.shape[0]
     if z0 is None:
         if w0 is not None:
             raise InvalidOptionError("w0", "needs z0 as well")
         z, w = _default_start(M, q)
+        if start == "auto":
+            feas = _feasible_start(M, q, z)
+            if feas is not None:
+                return feas[0], feas[1], "feasible (default start, phase-1 LP when needed)"
+            return z, w, "infeasible (no strictly feasible point found: the infeasible-start fallback)"
         return z, w, "infeasible (default start)"
     z = _positive_vector("z0", z0, n)
     Mzq = M @ z + q
@@ -298,7 +343,7 @@ def _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, decrease) -> float:
           description="infeasible-start interior-point path following (Kojima–Megiddo–Noma–Yoshise) "
                       "with purification")
 def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: float | None = None,
-                   z0: Any = None, w0: Any = None, purify: bool = True) -> Raw:
+                   z0: Any = None, w0: Any = None, purify: bool = True, start: str = "auto") -> Raw:
     """Infeasible-start interior-point method (KMNY path following) with purification.
 
     Options
@@ -309,6 +354,9 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
     z0, w0 : optional positive starting point; with ``w0 = M z0 + q`` (or ``w0``
         omitted and ``M z0 + q > 0``) the start is feasible and stays so
     purify : finish with the active-set purification (default True)
+    start : ``"auto"`` (default): the feasible method from a strictly feasible point (the default
+        point if feasible, else a phase-1 LP up to n = 2000), with the infeasible-start method as
+        the fallback when there is none; ``"infeasible"``: always the infeasible-start method
 
     Stats
     -----
@@ -327,7 +375,9 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
         sigma = float(sigma)
     if not isinstance(purify, (bool, np.bool_)):
         raise InvalidOptionError("purify", f"must be True or False, got {purify!r}")
-    z, w, start = _start(M, q, z0, w0)
+    if start not in ("auto", "infeasible"):
+        raise InvalidOptionError("start", f"must be 'auto' or 'infeasible', got {start!r}")
+    z, w, start = _start(M, q, z0, w0, start)
     guarantee, monotone = matrix_class(M)
     symmetric = bool(np.array_equal(M, M.T))
     cholesky = symmetric and monotone
