@@ -449,3 +449,24 @@ def test_cli_fclib_default_chain(tmp_path, capsys):
     assert main(["fclib", str(f), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["success"] and d["method"] in ("newton", "nsgs")
+
+
+@pytest.mark.parametrize("push, same", [
+    ((0.2, 0.2), True),     # |f_T| = 0.28 g < mu g = 0.5 g: inside the cone, both laws stick
+    ((0.4, 0.0), True),     # along a pyramid face normal, below mu g: both stick
+    ((0.8, 0.0), True),     # along t, above mu g: both slide, friction on the shared edge point (-mu g, 0)
+    ((0.45, 0.45), False),  # along the diagonal, |f_T| = 0.64 g > mu g but each component < mu g:
+                            # the pyramid sticks, the cone slides
+])
+def test_when_the_pyramid_answer_is_also_a_cone_answer(push, same):
+    """The friction pyramid contains the cone (|c_t|, |c_o| <= mu c_n): its answer is a cone answer
+    exactly when its tangential force lies in the cone (strictly inside while sticking, or on a
+    point the two share while sliding); check_dynamic(..., 'cone') decides it."""
+    from contactcp.interpret.dynamic import check_dynamic
+    system = block_on_plane(fx=push[0] * G, fy=push[1] * G, corners=False)
+    pyr = solve_dynamic(system, friction="pyramid")
+    cone = solve_dynamic(system, friction="cone")
+    assert pyr.success and cone.success
+    viol, _, _ = check_dynamic(pyr.dynamics, pyr.c, "cone")
+    assert (viol <= 1e-9) is same
+    assert np.allclose(pyr.c, cone.c, atol=1e-8) is same
