@@ -287,3 +287,13 @@ def test_single_contact_with_an_inconsistent_dependent_row_is_proved_empty(metho
     # the test's own check on the caller's rows: A^T v >= 0 and b^T v < 0 (v over both rows of A_y)
     v = u.certificate.vector
     assert v.shape == (2,) and np.all(np.array([[1, 1], [2, 2]]).T @ v >= -1e-12) and np.array([1, 3]) @ v < 0
+
+
+def test_rank_deficiency_is_reported_not_dropped():
+    """n_c = 1 with two finger joints: P (2 x 3) has rank 2 < 3, C a dependent row; both are said."""
+    p = PlanarQuasistaticProblem.from_geometry([[0.5, -1]], [[0, 1]], [0.5], [0, -1, 0], theta_dot=[0.1, 0])
+    out = solve_quasistatic(p, "exact")
+    notes = out.to_dict()["rank_notes"]
+    assert len(notes) == 2 and notes[0].startswith("P has rank 2 < 3") and notes[1].startswith("C has rank 3 < 4")
+    assert "note: P has rank 2" in out.summary()
+    assert solve_quasistatic(data_set(2), "exact").to_dict()["rank_notes"] == []

@@ -69,7 +69,8 @@ class QuasistaticResult:
         out = {"status": self.status.name, "success": self.success, "method": self.method,
                "message": r.message, "residual": None if r.residual is None else float(r.residual.value),
                "solutions": [s.to_dict() for s in self.solutions], **self.stats(),
-               "rank_P": self.ucp.rank_P, "Z": self.ucp.z_method, "time": r.time}
+               "rank_P": self.ucp.rank_P, "rank_notes": list(self.ucp.rank_notes), "Z": self.ucp.z_method,
+               "time": r.time}
         if r.certificate is not None:
             out["certificate"] = {"kind": r.certificate.kind, "verified": r.certificate.verified,
                                   "description": r.certificate.description}
@@ -82,6 +83,8 @@ class QuasistaticResult:
             lines.append("  " + ", ".join(f"{k}={v}" for k, v in st.items()))
         if self.result.certificate is not None:
             lines.append(f"  proof: {self.result.certificate.description}")
+        for note in self.ucp.rank_notes:
+            lines.append(f"  note: {note}")
         for k, s in enumerate(self.solutions):
             lines.append(f"  motion {k + 1}: modes [{s.mode_codes}]  max violation of (2)-(10) "
                          f"{s.max_violation:.1e}  qdot {s.qdot.round(6).tolist()}")

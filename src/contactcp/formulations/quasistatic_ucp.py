@@ -52,14 +52,15 @@ def closed_form_Z(model: PlanarQuasistaticProblem) -> np.ndarray | None:
 class QuasistaticUCP(UCP):
     """The UCP of a :class:`PlanarQuasistaticProblem`, remembering where it came from.
 
-    Extra attributes: ``model``, ``Z``, ``rank_P`` and ``z_method``
-    (``"closed_form"`` or ``"svd"``).  ``x = (v_n, v_t+, v_t-)``, ``y = (c_n, s_t+, s_t-)``.
+    Extra attributes: ``model``, ``Z``, ``rank_P``, ``z_method``
+    (``"closed_form"`` or ``"svd"``) and ``rank_notes``: what rank deficiency of
+    ``P`` or of ``C`` means for the answers (reported, never silently dropped).  ``x = (v_n, v_t+, v_t-)``, ``y = (c_n, s_t+, s_t-)``.
     """
 
     def __init__(self, A_x: Any, b_x: Any, A_y: Any, b_y: Any, *, model: PlanarQuasistaticProblem,
-                 Z: np.ndarray, rank_P: int, z_method: str):
+                 Z: np.ndarray, rank_P: int, z_method: str, rank_notes: tuple[str, ...] = ()):
         super().__init__(A_x, b_x, A_y, b_y)
-        for k, v in dict(model=model, Z=Z, rank_P=rank_P, z_method=z_method).items():
+        for k, v in dict(model=model, Z=Z, rank_P=rank_P, z_method=z_method, rank_notes=rank_notes).items():
             object.__setattr__(self, k, v)
 
     @property
@@ -108,4 +109,22 @@ def quasistatic_ucp(model: PlanarQuasistaticProblem, Z: str = "auto") -> Quasist
     ])
     A_x, b_x = clean(A_x, b_x)
     A_y, b_y = clean(C, -m.d)
-    return QuasistaticUCP(A_x, b_x, A_y, b_y, model=m, Z=Zm, rank_P=rank, z_method=how)
+    return QuasistaticUCP(A_x, b_x, A_y, b_y, model=m, Z=Zm, rank_P=rank, z_method=how,
+                          rank_notes=_rank_notes(P, rank, C))
+
+
+def _rank_notes(P: np.ndarray, rank: int, C: np.ndarray) -> tuple[str, ...]:
+    """What the ranks of ``P`` and ``C`` mean, in words (Section 2, Proposition 1)."""
+    notes = []
+    if P.shape[1] and rank == 0:
+        raise InvalidProblemError("P", "is zero: no contact constrains the motion")
+    if rank < P.shape[1]:
+        notes.append(f"P has rank {rank} < {P.shape[1]} columns: the contact velocities are determined, but the "
+                     f"object velocity and the unknown joint velocities are not unique ({P.shape[1] - rank}-"
+                     f"dimensional freedom); the reported ones are the least-squares choice")
+    rc = int(np.linalg.matrix_rank(C)) if C.size else 0
+    if rc < C.shape[0]:
+        notes.append(f"C has rank {rc} < {C.shape[0]} rows: {C.shape[0] - rc} equilibrium/effort equation(s) "
+                     f"depend on the others (consistent ones are dropped; an inconsistent one makes Y empty, "
+                     f"with a Farkas proof)")
+    return tuple(notes)
