@@ -170,3 +170,30 @@ def test_complex_data_is_rejected_not_truncated():
     assert err.value.field == "M" and "complex" in str(err.value)
     with pytest.raises(InvalidProblemError, match="complex"):
         ccp.LCP(np.eye(2), np.array([1.0, 1j]))
+
+
+def test_exact_signs_match_rational_arithmetic():
+    from fractions import Fraction
+
+    from contactcp.problems._exact import exact_dot, exact_transpose_product
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        m, n = rng.integers(1, 8, 2)
+        A = rng.standard_normal((m, n)) * 10.0 ** rng.integers(-8, 8, (m, n))
+        y = rng.standard_normal(m) * 10.0 ** rng.integers(-8, 8, m)
+        v = exact_transpose_product(A, y)
+        for j in range(n):
+            assert v[j] == float(sum(Fraction(A[i, j]) * Fraction(y[i]) for i in range(m)))
+        assert exact_dot(A[:, 0], y) == float(sum(Fraction(a) * Fraction(b) for a, b in zip(A[:, 0], y)))
+    # cancellation that plain floats get wrong: 1e16 + 1 - 1e16
+    assert exact_transpose_product(np.array([[1e16], [1.0], [-1e16]]), np.ones(3))[0] == 1.0
+
+
+def test_rational_proof_removes_round_off_dust():
+    """M = [[0, -3], [3, 0]], q = (-1, 1): y = (1, 0) is a proof; y = (1, 1.5e-11) from a solver
+    has (M^T y)_1 = 4.5e-11 > 0, and the rational recomputation on the vanishing column finds
+    y_2 = 0 exactly; the certificate carries that vector."""
+    p = ccp.LCP([[0.0, -3.0], [3.0, 0.0]], [-1.0, 1.0])
+    cert = p.make_certificate([1.0, 1.5e-11])
+    assert cert.verified and cert.checks["rational"] == 1.0
+    assert cert.vector[1] == 0.0 and cert.vector[0] > 0      # (sum kept: y_1 = 1 + 1.5e-11)

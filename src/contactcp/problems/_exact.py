@@ -16,35 +16,21 @@ from fractions import Fraction
 
 import numpy as np
 
-_SPLIT = 134217729.0          # 2**27 + 1
-
-
-def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Elementwise ``a b = p + e`` exactly (no overflow or underflow assumed)."""
-    p = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    e = al * bl - (((p - ah * bh) - al * bh) - ah * bl)
-    return p, e
+from ._kernels import scaled_products
 
 
 def exact_transpose_product(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``A^T y`` with every entry the correctly rounded value of the exact sum (so its sign is exact)."""
-    A = np.asarray(A, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    P, E = _two_prod(A, y[:, None])
+    P, E = scaled_products(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64))
     both = np.concatenate([P, E], axis=0)
     return np.array([math.fsum(both[:, j]) for j in range(A.shape[1])])
 
 
 def exact_dot(b: np.ndarray, y: np.ndarray) -> float:
     """``b . y`` correctly rounded (exact sign)."""
-    p, e = _two_prod(np.asarray(b, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    return math.fsum(np.concatenate([p, e]))
+    P, E = scaled_products(np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 1),
+                           np.ascontiguousarray(y, dtype=np.float64))
+    return math.fsum(np.concatenate([P[:, 0], E[:, 0]]))
 
 
 def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[Fraction]) -> list[Fraction] | None:

@@ -36,6 +36,18 @@ def _two_sum(a, b):
 
 
 @njit(cache=True, nogil=True)
+def scaled_products(A, y):
+    """``(P, E)`` with ``A_ij y_i = P_ij + E_ij`` exactly, for every entry (TwoProduct)."""
+    m, n = A.shape
+    P = np.empty((m, n))
+    E = np.empty((m, n))
+    for i in range(m):
+        for j in range(n):
+            P[i, j], E[i, j] = _two_prod(A[i, j], y[i])
+    return P, E
+
+
+@njit(cache=True, nogil=True)
 def affine_row(A, x, c, i):
     """``(v, allowance)``: ``v = (A x + c)_i`` computed as if in twice the working precision
     (Ogita, Rump & Oishi's Dot2: error-free products and sums), and a bound on its error,
