@@ -89,16 +89,20 @@ def test_copositive_plus_infeasible_from_lemke_ray():
 
 
 def test_psd_infeasible_random():
-    # M = B B^T with B^T y0 = 0 for some y0 > 0, and q^T y0 < 0: PSD (so copositive-plus) and infeasible
+    # M = B B^T with B^T y0 = 0 for some y0 > 0, and q^T y0 < 0: PSD (so copositive-plus) and
+    # infeasible.  Integer data, so that the floats are exactly that problem (formed in floating
+    # point, B B^T would only be infeasible up to round-off, and its floats may have a solution of
+    # enormous norm, which no honest proof can rule out); the proof is then exact or rational.
     rng = np.random.default_rng(5)
     for trial in range(25):
         n = int(rng.integers(2, 12))
-        y0 = rng.uniform(0.1, 1.0, n)
-        B = rng.standard_normal((n, max(1, n - 2)))
-        B -= np.outer(y0, y0 @ B) / (y0 @ y0)
-        M = B @ B.T
-        q = rng.standard_normal(n)
-        q -= (q @ y0 + rng.uniform(0.1, 1.0)) * y0 / (y0 @ y0)
+        y0 = rng.integers(1, 5, n)
+        V = rng.integers(-3, 4, (n, max(1, n - 2)))
+        B = (y0 @ y0) * V - np.outer(y0, y0 @ V)            # integer, B^T y0 = 0 exactly
+        M = (B @ B.T).astype(float)
+        q = rng.integers(-5, 6, n)
+        q = (q - (q @ y0 // (y0 @ y0) + 1) * y0).astype(float)   # q^T y0 < 0
+        assert q @ y0 < 0 and np.all(B.T @ y0 == 0)
         r = ccp.solve(ccp.LCP(M, q))
         assert r.status is Status.NO_SOLUTION, (trial, r)
         assert farkas_holds(M, q, r.certificate.vector)

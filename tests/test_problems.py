@@ -197,3 +197,40 @@ def test_rational_proof_removes_round_off_dust():
     cert = p.make_certificate([1.0, 1.5e-11])
     assert cert.verified and cert.checks["rational"] == 1.0
     assert cert.vector[1] == 0.0 and cert.vector[0] > 0      # (sum kept: y_1 = 1 + 1.5e-11)
+
+
+def test_the_rounding_allowance_never_excuses_an_exact_z():
+    """The error bound belongs to w only: z = 1 beside w = 1e16 violates complementarity by 1,
+    and z < 0 is a violation however large the terms of w are."""
+    assert ccp.LCP([[1e16]], [1.0]).residual([1.0]).value == pytest.approx(1.0)
+    assert ccp.LCP([[0.0, 1e20], [0.0, 0.0]], [0.0, 0.0]).residual([-1e-3, 1.0]).value == pytest.approx(1e-3)
+    r = ccp.solve(ccp.LCP([[1e16, 0.0], [0.0, 1.0]], [1.0, -1.0]), "merit", x0=[1.0, 1.0])
+    assert r.success and np.allclose(r.x, [0.0, 1.0])
+    box = ccp.BoxLCP([[1e16]], [1.0], [0.0], [2.0])
+    assert box.residual([1.0]).value == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("M, q, y", [
+    ([[1.0, -1.0], [-1.0, 1.0 + 1e-14]], [-1.0, 0.5], [1.0, 1.0]),    # positive definite: z ~ 5e13 solves it
+    ([[1e-200]], [-1.0], [1e-200]),                                     # z = 1e200 solves it (underflow trap)
+])
+def test_near_proofs_of_solvable_problems_are_rejected(M, q, y):
+    p = ccp.LCP(M, q)
+    ok, checks = p.check_certificate(y)
+    assert not ok
+    for method in ("lemke", "enumerate", "interior-point", "bpp"):
+        assert ccp.solve(p, method).status is not Status.NO_SOLUTION, method
+
+
+def test_ucp_proof_may_not_rest_on_a_small_entry():
+    """X = {x >= 0 : x_1 - 1e-13 x_2 = -1} has the point (0, 1e13); the LPs' cleaning treats
+    1e-13 as zero, but the proof is checked on the caller's rows, exactly."""
+    p = ccp.UCP([[1.0, -1e-13]], [-1.0], [[1.0, 0.0]], [0.0])
+    for method in ("bilinear", "enumerate", "exact"):
+        assert ccp.solve(p, method).status is not Status.NO_SOLUTION, method
+
+
+def test_options_typed_any_are_not_type_checked():
+    p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-1.0, -1.0])
+    assert ccp.solve(p, "merit", seed=None).success
+    assert ccp.solve(p, "merit", seed=np.random.default_rng(1)).success

@@ -54,17 +54,17 @@ class MethodSpec:
     func: Callable[..., Raw]
     description: str
     options: tuple[str, ...]
-    defaults: dict[str, Any] = field(default_factory=dict)
+    option_types: dict[str, Any] = field(default_factory=dict)
 
     def applies(self, problem: Problem) -> bool:
         return isinstance(problem, self.problem_types)
 
     def check_types(self, options: dict[str, Any]) -> None:
-        """Options whose default is a bool, an int, a float or a str must have that type (ints are
+        """Options annotated bool, int, float or str (optionally "| None") must have that type (ints are
         accepted for floats): a string where a number belongs fails here, naming the option, and
         not deep inside a solver.  Ranges are each method's own business."""
         for key, value in options.items():
-            d = self.defaults.get(key)
+            d = self.option_types.get(key)
             if isinstance(d, _NoneOr):
                 if value is None:
                     continue
@@ -98,13 +98,16 @@ def register(name: str, *problem_types: type, description: str = "", default: bo
         params = inspect.signature(func).parameters
         opts = tuple(p for p in params if p not in ("problem", "tol"))
         doc = description or (func.__doc__ or "").strip().splitlines()[0]
-        defaults = {p: params[p].default for p in opts if params[p].default is not inspect.Parameter.empty}
-        # an option annotated "int | None" / "float | None" with default None is typed by a stand-in
+        # the type each option must have, from its annotation (only the simple ones; ``Any`` and
+        # unions of other types are left to the method): a stand-in value of that type
+        stand_in = {"int": 0, "float": 0.0, "bool": False, "str": ""}
+        types: dict[str, Any] = {}
         for p in opts:
             ann = str(params[p].annotation).replace(" ", "")
-            if defaults.get(p, 0) is None and ann in ("int|None", "float|None"):
-                defaults[p] = _NoneOr(0 if ann.startswith("int") else 0.0)
-        spec = MethodSpec(name, tuple(problem_types), func, doc, opts, defaults)
+            base = ann[:-len("|None")] if ann.endswith("|None") else ann
+            if base in stand_in:
+                types[p] = _NoneOr(stand_in[base]) if base != ann else stand_in[base]
+        spec = MethodSpec(name, tuple(problem_types), func, doc, opts, types)
         _REGISTRY.setdefault(name, []).append(spec)
         _SPEC_CACHE.clear()
         if default:

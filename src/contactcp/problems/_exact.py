@@ -19,18 +19,51 @@ import numpy as np
 from ._kernels import scaled_products
 
 
+def _fraction_products_needed(A: np.ndarray, y: np.ndarray) -> bool:
+    """Whether TwoProduct could under- or overflow (then it is not error-free)."""
+    a = np.abs(A[A != 0])
+    v = np.abs(y[y != 0])
+    if not a.size or not v.size:
+        return False
+    return bool(a.min() * v.min() < 2.0 ** -900 or a.max() * v.max() > 2.0 ** 900 or a.max() > 2.0 ** 990
+                or v.max() > 2.0 ** 990)
+
+
 def exact_transpose_product(A: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``A^T y`` with every entry the correctly rounded value of the exact sum (so its sign is exact)."""
-    P, E = scaled_products(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64))
+    """``A^T y`` with every entry the correctly rounded value of the exact sum (so its sign is exact).
+
+    TwoProduct and ``fsum`` when no product can under- or overflow; rational arithmetic otherwise."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if _fraction_products_needed(A, y):
+        fy = [Fraction(float(v)) for v in y]
+        return np.array([float(sum((Fraction(float(A[i, j])) * fy[i] for i in range(A.shape[0]) if A[i, j] != 0),
+                                   Fraction(0))) for j in range(A.shape[1])])
+    P, E = scaled_products(A, y)
     both = np.concatenate([P, E], axis=0)
     return np.array([math.fsum(both[:, j]) for j in range(A.shape[1])])
 
 
 def exact_dot(b: np.ndarray, y: np.ndarray) -> float:
     """``b . y`` correctly rounded (exact sign)."""
-    P, E = scaled_products(np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 1),
-                           np.ascontiguousarray(y, dtype=np.float64))
-    return math.fsum(np.concatenate([P[:, 0], E[:, 0]]))
+    return float(exact_transpose_product(np.asarray(b, dtype=np.float64).reshape(-1, 1), y)[0])
+
+
+def exact_farkas(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool) -> np.ndarray | None:
+    """A vector proving ``G^T y <= 0``, ``h^T y < 0`` (and ``y >= 0`` when ``signed``) *exactly*,
+    from the float candidate ``y``: ``y`` itself if its signs hold exactly, else ``y`` with the
+    dust below 1e-13 of its largest entry removed, else the rational recomputation of
+    :func:`rational_certificate`; None when none of them is a proof."""
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    if signed:
+        y = np.maximum(y, 0.0)
+    big = float(np.abs(y).max(initial=0.0))
+    if not big > 0:
+        return None
+    for yc in (y, np.where(np.abs(y) > 1e-13 * big, y, 0.0)):
+        if float(exact_transpose_product(G, yc).max(initial=0.0)) <= 0.0 and exact_dot(h, yc) < 0.0:
+            return yc
+    return rational_certificate(G, h, y, signed)
 
 
 def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[Fraction]) -> list[Fraction] | None:
@@ -64,40 +97,47 @@ def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list
     return x
 
 
-def rational_farkas(M: np.ndarray, q: np.ndarray, y: np.ndarray, *, max_support: int = 60,
-                    active_rtol: float = 1e-8) -> np.ndarray | None:
-    """Whether a rational vector near ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty, exactly.
+def rational_certificate(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool, *, max_support: int = 60,
+                         active_rtol: float = 1e-8) -> np.ndarray | None:
+    """A rational vector near ``y`` with ``G^T y <= 0``, ``h^T y < 0`` (``y >= 0`` if ``signed``), exactly.
 
-    A floating-point Farkas vector usually meets ``(M^T y)_j = 0`` (which the
+    A floating-point Farkas vector usually meets ``(G^T y)_j = 0`` (which the
     proof needs on some columns, e.g. for a positive semidefinite ``M``) only
     up to round-off.  Here the support ``S`` of ``y`` and the columns ``J``
-    where ``M^T y`` is zero up to ``active_rtol`` are kept, ``y_S`` is
-    recomputed in rational arithmetic from ``M_{S,J}^T y_S = 0``,
-    ``sum y_S = sum y`` (free components keep their float values), and every
-    condition ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0`` is checked exactly.
-    Returns the proving vector (the floats nearest its rational entries), or
-    None when the support exceeds ``max_support`` (cost) or any check fails.
+    where ``G^T y`` is zero up to ``active_rtol`` are kept, ``y_S`` is
+    recomputed in rational arithmetic from ``G_{S,J}^T y_S = 0`` and
+    ``h_S^T y_S = h^T y`` (its float value, negative; free components keep
+    their float values), and every condition is then checked exactly.
+    Returns the proving vector (the floats nearest its rational entries; the
+    proof is about the rational one), or None when the support exceeds
+    ``max_support`` (cost) or any check fails.  With floats as the data, a
+    problem that is infeasible only up to round-off (e.g. ``M = B B^T`` formed
+    in floating point with a planted null vector) has no such proof, and
+    rightly so: its floats may have a solution of enormous norm.
     """
-    y = np.maximum(np.asarray(y, dtype=float), 0.0)
+    y = np.asarray(y, dtype=float)
+    if signed:
+        y = np.maximum(y, 0.0)
     if not y.any():
         return None
-    S = np.flatnonzero(y > 1e-12 * y.max())
+    S = np.flatnonzero(np.abs(y) > 1e-12 * np.abs(y).max())
     if S.size > max_support:
         return None
-    v = M[S].T @ y[S]
-    scale = float((np.abs(M[S]).T @ y[S]).max(initial=0.0))
-    J = np.flatnonzero(np.abs(v) <= active_rtol * max(scale, np.finfo(float).tiny))
-    F = [[Fraction(float(M[i, j])) for i in S] for j in J]
-    total = Fraction(float(y[S].sum()))
-    rows = F + [[Fraction(1)] * S.size]
-    rhs = [Fraction(0)] * len(F) + [total]
-    ys = _solve_rational(rows, rhs, [Fraction(float(y[i])) for i in S])
-    if ys is None or any(val < 0 for val in ys):
+    hy = float(h[S] @ y[S])
+    if not hy < 0:
         return None
-    for j in range(M.shape[1]):
-        if sum((Fraction(float(M[i, j])) * yi for i, yi in zip(S, ys) if M[i, j] != 0), Fraction(0)) > 0:
+    v = G[S].T @ y[S]
+    scale = float((np.abs(G[S]).T @ np.abs(y[S])).max(initial=0.0))
+    J = np.flatnonzero(np.abs(v) <= active_rtol * max(scale, np.finfo(float).tiny))
+    rows = [[Fraction(float(G[i, j])) for i in S] for j in J] + [[Fraction(float(h[i])) for i in S]]
+    rhs = [Fraction(0)] * len(J) + [Fraction(hy)]
+    ys = _solve_rational(rows, rhs, [Fraction(float(y[i])) for i in S])
+    if ys is None or (signed and any(val < 0 for val in ys)):
+        return None
+    for j in range(G.shape[1]):
+        if sum((Fraction(float(G[i, j])) * yi for i, yi in zip(S, ys) if G[i, j] != 0), Fraction(0)) > 0:
             return None
-    if not sum((Fraction(float(q[i])) * yi for i, yi in zip(S, ys) if q[i] != 0), Fraction(0)) < 0:
+    if not sum((Fraction(float(h[i])) * yi for i, yi in zip(S, ys) if h[i] != 0), Fraction(0)) < 0:
         return None
     out = np.zeros(y.shape[0])
     out[S] = [float(v) for v in ys]

@@ -118,8 +118,14 @@ def lcp_residual_parts(M, q, z, free):
         m = abs(min(z[i], s))
         if m > natural:
             natural = m
-        if m - allow > excess:
-            excess = m - allow
+        # min(z_i, w) is nondecreasing in w: over the true w's interval [s - allow, s + allow]
+        # the smallest |min(z_i, w)| is 0 if the ends straddle zero, else the smaller end
+        # (z_i itself is exact: the allowance never excuses a z_i < 0 or a z_i below w_i)
+        lo = min(z[i], s - allow)
+        hi = min(z[i], s + allow)
+        e = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))
+        if e > excess:
+            excess = e
         if -z[i] > zv:
             zv = -z[i]
         if -s > wv:

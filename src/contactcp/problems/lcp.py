@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
 from .._validate import finite_pair, index_mask, matrix, vector
-from ._exact import exact_dot, exact_transpose_product, rational_farkas
+from ._exact import exact_farkas
 from ._base import Problem, data_scale, linear_residual, require, affine_residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
@@ -101,13 +101,9 @@ class LCP(_Linear):
         if ok and checks.get("rational"):
             desc += ("; proved in rational arithmetic: y recomputed on its support so that M^T y = 0 exactly "
                      "where it vanishes, then every sign checked exactly (the vector shown is its float value)")
-        elif ok and checks.get("exact"):
-            desc += "; the signs of M^T y and q^T y were computed exactly"
         elif ok:
-            desc += (f"; M^T y <= 0 holds to within the rounding bound of its own terms (relative "
-                     f"{checks['MTy_max']:.1e}): the LCP is infeasible after a relative change of M at the "
-                     f"level of its floating-point precision, and no solution has ||z||_1 < {bound:.3e}")
-        elif np.isfinite(bound):
+            desc += "; the signs of M^T y and q^T y were computed exactly"
+        elif np.isfinite(bound) and checks.get("qTy", 0.0) < 0:
             desc += (f"; M^T y <= 0 holds only to {checks['MTy_max']:.1e} (relative), which shows only "
                      f"that no solution has ||z||_1 < {bound:.3e}: not a proof")
         if source:
@@ -124,24 +120,19 @@ def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool
 
 
 def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float], np.ndarray]:
-    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty (Farkas' lemma).
+    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty (Farkas' lemma), exactly.
 
     ``y`` is clipped at zero (a negative part larger than ``tol`` relative
     fails the check).  The proof is accepted only when ``M^T y <= 0`` and
     ``q^T y < 0`` hold *exactly* for the floats given (signs computed exactly,
-    :mod:`contactcp.problems._exact`); entries of ``y`` below ``1e-13`` of its
-    largest are dropped first if that is what it takes (round-off dust from the
-    solver); failing that, ``y`` is recomputed on its support in rational
-    arithmetic (:func:`~contactcp.problems._exact.rational_farkas`, supports up
-    to 60) and checked exactly.  Failing that too, a *backward* proof is
-    accepted when every positive ``(M^T y)_j`` is within the rounding bound
-    ``16 (n + 1) eps (|M|^T y)_j`` of its own terms (the problem is infeasible
-    after a change of ``M`` at the level of its floating-point precision);
-    ``checks`` says which kind of proof it is.  A vector that satisfies ``M^T y <= delta`` only approximately
-    proves just ``||z||_1 >= -q^T y / delta`` for every solution, which is not
-    a proof of infeasibility: ``checks`` reports that bound, and (unless the
-    backward test below passes) the check fails.
-    Returns ``(verified, checks, the vector the proof is about)``.
+    :mod:`contactcp.problems._exact`), for ``y`` itself, for ``y`` without its
+    round-off dust, or for ``y`` recomputed on its support in rational
+    arithmetic (supports up to 60).  A vector with ``M^T y <= delta`` only
+    approximately proves just ``||z||_1 >= -q^T y / delta`` for every
+    solution, which is no proof of infeasibility (the floats may have a
+    solution of that size): ``checks["norm1_bound"]`` reports the bound and
+    the check fails.  Returns ``(verified, checks, the vector the proof is
+    about)``.
     """
     y = np.asarray(y, dtype=float).reshape(-1)
     if y.shape != q.shape or not np.all(np.isfinite(y)):
@@ -151,40 +142,21 @@ def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dic
     y = np.maximum(y, 0.0)
     if y.sum() <= 0:
         return False, {"y_negative": neg, "y_sum": 0.0}, y
-    candidates = [y, np.where(y > 1e-13 * ymax, y, 0.0)]
-    best = None
-    for yc in candidates:
-        MTy = exact_transpose_product(M, yc)
-        qTy = exact_dot(q, yc)
-        exact = bool(MTy.max(initial=0.0) <= 0.0 and qTy < 0.0)
-        if best is None or exact:
-            best = (exact, yc, MTy, qTy)
-        if exact:
-            break
-    exact, yc, MTy, qTy = best
-    rational = backward = False
-    if not exact and qTy < 0:
-        # round-off on columns where M^T y must vanish: redo y on its support in rational arithmetic
-        yr = rational_farkas(M, q, yc)
-        if yr is not None:
-            rational = exact = True
-            yc, MTy, qTy = yr, M.T @ yr, float(q @ yr)
-    if not exact and qTy < 0:
-        # the last resort, a backward statement: every positive (M^T y)_j lies within the rounding
-        # bound of its own terms, 16 (n + 1) eps (|M|^T y)_j, so a relative change of M of that size
-        # (the precision the data are held in) makes y an exact proof
-        g = 16.0 * (M.shape[0] + 1) * np.finfo(float).eps
-        backward = bool(np.all(MTy <= g * (np.abs(M).T @ yc)) and -qTy > g * float(np.abs(q) @ yc))
+    y = y * 2.0 ** -np.floor(np.log2(y.max()))          # a power of two: exact, keeps products in range
+    proof = exact_farkas(M, q, y, signed=True)
+    yc = y if proof is None else proof
+    rational = proof is not None and not np.array_equal(proof, y) and not np.array_equal(
+        proof, np.where(y > 1e-13 * y.max(), y, 0.0))
     s = float(yc.sum())
+    MTy = M.T @ yc
     delta = max(0.0, float(MTy.max(initial=0.0))) / s
-    gamma = -qTy / s
+    gamma = -float(q @ yc) / s
     mscale = max(1.0, float(np.abs(M).max()))
     qscale = max(1.0, float(np.abs(q).max()))
     bound = np.inf if delta == 0 else gamma / delta
     checks = {"y_negative": neg, "MTy_max": delta / mscale, "qTy": -gamma / qscale,
-              "norm1_bound": float(bound), "exact": float(exact), "rational": float(rational),
-              "backward": float(backward)}
-    return bool((exact or backward) and neg <= tol), checks, yc
+              "norm1_bound": float(bound), "exact": float(proof is not None), "rational": float(rational)}
+    return bool(proof is not None and neg <= tol), checks, yc
 
 
 class MixedLCP(_Linear):
@@ -265,7 +237,11 @@ class BoxLCP(_Linear):
         w, allow = affine_residual(self.M, z, self.q)
         nat = np.abs(z - np.clip(z - w, self.lower, self.upper))
         natural = float(np.max(nat))
-        beyond = float(np.max(nat - allow))
+        # g(w) = z - mid(l, u, z - w) is nondecreasing in w: over the true w's interval the
+        # smallest |g| is 0 if the ends straddle zero, else the smaller end (z itself is exact)
+        g_lo = z - np.clip(z - (w - allow), self.lower, self.upper)
+        g_hi = z - np.clip(z - (w + allow), self.lower, self.upper)
+        beyond = float(np.max(np.where((g_lo <= 0) & (g_hi >= 0), 0.0, np.minimum(np.abs(g_lo), np.abs(g_hi)))))
         bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
         with np.errstate(invalid="ignore"):
             gap_lo = np.where(np.isfinite(self.lower), z - self.lower, np.inf)

@@ -25,7 +25,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
     """All solutions found by support enumeration (one point per support), and stats."""
     n = q.shape[0]
     sols: list[np.ndarray] = []
-    lps = singular = continua = 0
+    lps = singular = continua = unproved = 0
     scale = max(1.0, float(np.abs(q).max()), float(np.abs(M).max()))
     for r in range(n + 1):
         for a in itertools.combinations(range(n), r):
@@ -45,6 +45,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                     lps += 1
                     z_lp = _support_lp(M, q, a)
                     if z_lp is None:
+                        unproved += not _support_empty_proved(M, q, a)
                         continue
                     z, from_lp = z_lp, True
             w = M @ z + q
@@ -54,10 +55,27 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                     sols.append(np.maximum(z, 0.0))
                 if limit is not None and len(sols) >= limit:
                     return sols, {"supports": None, "lps": lps, "singular_blocks": singular,
-                                  "singular_points": continua}
+                                  "singular_points": continua, "unproved_empty": unproved}
     # singular_points: supports with a singular block that admit a solution (one LP point of a
     # possibly larger solution set is listed)
-    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular, "singular_points": continua}
+    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular, "singular_points": continua,
+                  "unproved_empty": unproved}
+
+
+def _support_empty_proved(M: np.ndarray, q: np.ndarray, a: list[int]) -> bool:
+    """An exact Farkas proof that support ``a`` admits no point: ``{(z_a, s) >= 0 : M_aa z_a = -q_a,
+    M_ra z_a - s = -q_r}`` is empty, i.e. ``u`` with ``A^T u >= 0`` and ``b^T u < 0`` (found by an
+    LP, then checked with exact signs, :func:`contactcp.problems._exact.exact_farkas`)."""
+    from ..problems._exact import exact_farkas
+    n = q.shape[0]
+    rest = [i for i in range(n) if i not in a]
+    A = np.block([[M[np.ix_(a, a)], np.zeros((len(a), len(rest)))],
+                  [M[np.ix_(rest, a)], -np.eye(len(rest))]])
+    b = -np.concatenate([q[a], q[rest]])
+    res = linprog(b, A_ub=-A.T, b_ub=np.zeros(A.shape[1]), bounds=(-1, 1), method="highs")
+    if res.status != 0 or not res.fun < 0:
+        return False
+    return exact_farkas(-A, b, res.x, signed=False) is not None
 
 
 def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None:
@@ -94,10 +112,14 @@ def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions
         best = min(sols, key=lambda s: problem.residual(s).value)
         return Raw(best, Status.SOLVED, len(sols), f"{len(sols)} solution(s) found"
                    + ("" if all_solutions else " (stopped at the first)"), stats=stats)
+    if stats["unproved_empty"]:
+        return Raw(None, Status.INACCURATE, 2 ** n,
+                   f"no support admits a solution, but {stats['unproved_empty']} ill-conditioned support(s) "
+                   "were ruled out by an LP verdict that no exact Farkas proof confirms", stats=stats)
     cert = Certificate(kind="enumeration", vector=np.zeros(0),
                        description=f"all {2 ** n} complementary supports checked, none admits a solution "
-                                   "(nonsingular blocks by an LU solve and the signs of the result, singular "
-                                   "blocks by LP; each decision made in floating point, with the support's "
-                                   "residual tolerance)", checks={"supports": float(2 ** n),
+                                   "(well-conditioned blocks by an LU solve and the signs of the result, "
+                                   "ill-conditioned ones by an LP whose emptiness verdict is confirmed by an "
+                                   "exact Farkas proof)", checks={"supports": float(2 ** n),
                                                                 "lps": float(stats["lps"])}, verified=True)
     return Raw(None, Status.NO_SOLUTION, 2 ** n, "no support admits a solution", certificate=cert, stats=stats)

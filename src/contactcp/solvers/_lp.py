@@ -153,7 +153,7 @@ class Polyhedron:
                 u[i] = 1.0
                 u[keep] = -coef[:, i]
                 u *= -np.sign(u @ b) if u @ b != 0 else 1.0
-                self.empty_rows = self._original(u, np.arange(A.shape[1]), reduced=False)
+                self.empty_rows = self.certified(self._original(u, np.arange(A.shape[1]), reduced=False))
         self._keep = keep
         return A[keep], b[keep]
 
@@ -168,9 +168,13 @@ class Polyhedron:
         Af = self.A_orig[:, free]
         return Farkas(u, free, float((Af.T @ u).min(initial=0.0)), float(self.b_orig @ u))
 
+    def certified(self, f: Farkas) -> Farkas | None:
+        """The independent, exact check of a Farkas vector against the caller's ``A``, ``b``
+        (not the cleaned ones): the proving vector, or None."""
+        return check_farkas(self.A_orig, self.b_orig, f)
+
     def verify(self, f: Farkas) -> bool:
-        """The independent check of a Farkas vector against the caller's ``A``, ``b``."""
-        return check_farkas(self.A_orig, self.b_orig, f, dropped=_CLEAN_REL)
+        return self.certified(f) is not None
 
     # ---------------------------------------------------------------- LP solves
     def _set_fixed(self, fixed: np.ndarray | None) -> None:
@@ -310,15 +314,14 @@ class Polyhedron:
             _, has_ray, ray = self.h.getDualRay()
             if has_ray:
                 for u in (-np.asarray(ray), np.asarray(ray)):
-                    f = self._original(u, free)
-                    if self.verify(f):
+                    f = self.certified(self._original(u, free))
+                    if f is not None:
                         return f
         res = linprog(self.b, A_ub=-A.T, b_ub=np.zeros(free.size), bounds=(-1, 1), method="highs")
         self.lps += 1
         if res.status != 0 or res.fun >= -1e-9 * self.scale:
             return None
-        f = self._original(res.x, free)
-        return f if self.verify(f) else None
+        return self.certified(self._original(res.x, free))
 
     # ---------------------------------------------------------------- adjacent vertices
     def adjacent(self, v: Vertex, max_bases: int = 16) -> list[Vertex]:
@@ -376,22 +379,22 @@ class Polyhedron:
         return list(found.values())
 
 
-def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas, dropped: float = 0.0) -> bool:
-    """Independent check that ``f`` proves ``{x >= 0 : A x = b, x[~free] = 0}`` empty:
-    ``A[:, free]^T u >= 0`` and ``b^T u < 0``, each up to the rounding bound of its own terms,
-    ``16 (m + 1) eps |A|^T |u|``, plus ``dropped`` times ``sum_i max|row i| |u_i|`` for entries
-    below ``dropped`` of their row that the LPs treated as zero (:func:`clean`).  No absolute
-    tolerance: a proof that only holds to a tolerance is not accepted."""
+def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas) -> Farkas | None:
+    """The independent check that ``f`` proves ``{x >= 0 : A x = b, x[~free] = 0}`` empty:
+    ``A[:, free]^T u >= 0`` and ``b^T u < 0`` *exactly* for the caller's floats (exact signs;
+    failing that, ``u`` without round-off dust or recomputed on its support in rational arithmetic,
+    :func:`contactcp.problems._exact.exact_farkas`).  Returns the proving Farkas vector (possibly
+    that cleaned-up one), or None: a vector that holds only up to a tolerance is no proof."""
+    from ..problems._exact import exact_farkas
     u = np.asarray(f.u, dtype=float)
     if u.shape != (A.shape[0],) or not np.all(np.isfinite(u)) or not np.any(u):
-        return False
+        return None
+    u = u * 2.0 ** -np.floor(np.log2(np.abs(u).max()))      # exact scaling into a safe range
     Af = A[:, f.free]
-    g = 16.0 * (A.shape[0] + 1) * np.finfo(float).eps
-    au = np.abs(u)
-    big = np.maximum(np.abs(A).max(axis=1, initial=0.0), np.abs(b))
-    extra = dropped * float(big @ au)
-    ATu = Af.T @ u
-    return bool(np.all(ATu >= -(g * (np.abs(Af).T @ au) + extra)) and b @ u < -(g * float(np.abs(b) @ au) + extra))
+    proof = exact_farkas(-Af, b, u, signed=False)
+    if proof is None:
+        return None
+    return Farkas(proof, f.free, float((Af.T @ proof).min(initial=0.0)), float(b @ proof))
 
 
 def _key(x: np.ndarray) -> bytes:
