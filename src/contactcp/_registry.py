@@ -41,20 +41,13 @@ class Raw:
 
 
 @dataclass(frozen=True)
-class _NoneOr:
-    """The type stand-in of an option that may also be None."""
-
-    value: Any
-
-
-@dataclass(frozen=True)
 class MethodSpec:
     name: str
     problem_types: tuple[type, ...]
     func: Callable[..., Raw]
     description: str
     options: tuple[str, ...]
-    option_types: dict[str, Any] = field(default_factory=dict)
+    option_types: dict[str, tuple[str, bool]] = field(default_factory=dict)   # option -> (type, may be None)
 
     def applies(self, problem: Problem) -> bool:
         return isinstance(problem, self.problem_types)
@@ -64,27 +57,16 @@ class MethodSpec:
         accepted for floats): a string where a number belongs fails here, naming the option, and
         not deep inside a solver.  Ranges are each method's own business."""
         for key, value in options.items():
-            d = self.option_types.get(key)
-            if isinstance(d, _NoneOr):
-                if value is None:
-                    continue
-                d = d.value
-            if value is None and d is None:
+            kind, nullable = self.option_types.get(key, (None, True))
+            if kind is None or (value is None and nullable):
                 continue
-            if isinstance(d, bool):
-                ok, what = isinstance(value, (bool, np.bool_)), "true or false"
-            elif isinstance(d, int):
-                ok, what = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)), \
-                    "an integer"
-            elif isinstance(d, float):
-                ok = (isinstance(value, (int, float, np.integer, np.floating))
-                      and not isinstance(value, (bool, np.bool_)) and not math.isnan(value))
-                what = "a number"
-            elif isinstance(d, str):
-                ok, what = isinstance(value, str), "a string"
-            else:
-                continue
+            number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            ok = {"bool": isinstance(value, (bool, np.bool_)),
+                  "int": number and isinstance(value, (int, np.integer)),
+                  "float": number and not math.isnan(value),
+                  "str": isinstance(value, str)}[kind]
             if not ok:
+                what = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string"}[kind]
                 raise InvalidOptionError(key, f"must be {what} for method {self.name!r}, got {value!r}")
 
 
@@ -99,14 +81,13 @@ def register(name: str, *problem_types: type, description: str = "", default: bo
         opts = tuple(p for p in params if p not in ("problem", "tol"))
         doc = description or (func.__doc__ or "").strip().splitlines()[0]
         # the type each option must have, from its annotation (only the simple ones; ``Any`` and
-        # unions of other types are left to the method): a stand-in value of that type
-        stand_in = {"int": 0, "float": 0.0, "bool": False, "str": ""}
-        types: dict[str, Any] = {}
+        # unions of other types are left to the method)
+        types: dict[str, tuple[str, bool]] = {}
         for p in opts:
             ann = str(params[p].annotation).replace(" ", "")
-            base = ann[:-len("|None")] if ann.endswith("|None") else ann
-            if base in stand_in:
-                types[p] = _NoneOr(stand_in[base]) if base != ann else stand_in[base]
+            base = ann.removesuffix("|None")
+            if base in ("bool", "int", "float", "str"):
+                types[p] = (base, base != ann)
         spec = MethodSpec(name, tuple(problem_types), func, doc, opts, types)
         _REGISTRY.setdefault(name, []).append(spec)
         _SPEC_CACHE.clear()

@@ -49,11 +49,12 @@ def exact_dot(b: np.ndarray, y: np.ndarray) -> float:
     return float(exact_transpose_product(np.asarray(b, dtype=np.float64).reshape(-1, 1), y)[0])
 
 
-def exact_farkas(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool) -> np.ndarray | None:
+def exact_farkas(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool) -> tuple[np.ndarray, str] | None:
     """A vector proving ``G^T y <= 0``, ``h^T y < 0`` (and ``y >= 0`` when ``signed``) *exactly*,
     from the float candidate ``y``: ``y`` itself if its signs hold exactly, else ``y`` with the
     dust below 1e-13 of its largest entry removed, else the rational recomputation of
-    :func:`rational_certificate`; None when none of them is a proof."""
+    :func:`rational_certificate`.  Returns ``(vector, "exact" | "rational")``, or None when none
+    of them is a proof."""
     y = np.asarray(y, dtype=np.float64).reshape(-1)
     if signed:
         y = np.maximum(y, 0.0)
@@ -62,8 +63,9 @@ def exact_farkas(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool) -> n
         return None
     for yc in (y, np.where(np.abs(y) > 1e-13 * big, y, 0.0)):
         if float(exact_transpose_product(G, yc).max(initial=0.0)) <= 0.0 and exact_dot(h, yc) < 0.0:
-            return yc
-    return rational_certificate(G, h, y, signed)
+            return yc, "exact"
+    yr = rational_certificate(G, h, y, signed)
+    return None if yr is None else (yr, "rational")
 
 
 def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[Fraction]) -> list[Fraction] | None:

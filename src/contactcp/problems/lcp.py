@@ -108,8 +108,6 @@ class LCP(_Linear):
                      f"that no solution has ||z||_1 < {bound:.3e}: not a proof")
         if source:
             desc += f"; {source}"
-        if y.sum() > 0:
-            y = y * 2.0 ** -np.floor(np.log2(y.sum()))     # a power of two: the signs stay exact
         return Certificate(kind="farkas", vector=y, description=desc, checks=checks, verified=ok)
 
 
@@ -144,9 +142,7 @@ def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dic
         return False, {"y_negative": neg, "y_sum": 0.0}, y
     y = y * 2.0 ** -np.floor(np.log2(y.max()))          # a power of two: exact, keeps products in range
     proof = exact_farkas(M, q, y, signed=True)
-    yc = y if proof is None else proof
-    rational = proof is not None and not np.array_equal(proof, y) and not np.array_equal(
-        proof, np.where(y > 1e-13 * y.max(), y, 0.0))
+    yc, kind = (y, None) if proof is None else proof
     s = float(yc.sum())
     MTy = M.T @ yc
     delta = max(0.0, float(MTy.max(initial=0.0))) / s
@@ -155,7 +151,7 @@ def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dic
     qscale = max(1.0, float(np.abs(q).max()))
     bound = np.inf if delta == 0 else gamma / delta
     checks = {"y_negative": neg, "MTy_max": delta / mscale, "qTy": -gamma / qscale,
-              "norm1_bound": float(bound), "exact": float(proof is not None), "rational": float(rational)}
+              "norm1_bound": float(bound), "exact": float(proof is not None), "rational": float(kind == "rational")}
     return bool(proof is not None and neg <= tol), checks, yc
 
 

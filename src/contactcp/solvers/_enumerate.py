@@ -19,6 +19,7 @@ from .._registry import Raw, register
 from ..errors import InvalidOptionError
 from ..problems import LCP
 from ..result import Certificate, Status
+from ._lp import Farkas, check_farkas
 
 
 def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = None):
@@ -65,8 +66,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
 def _support_empty_proved(M: np.ndarray, q: np.ndarray, a: list[int]) -> bool:
     """An exact Farkas proof that support ``a`` admits no point: ``{(z_a, s) >= 0 : M_aa z_a = -q_a,
     M_ra z_a - s = -q_r}`` is empty, i.e. ``u`` with ``A^T u >= 0`` and ``b^T u < 0`` (found by an
-    LP, then checked with exact signs, :func:`contactcp.problems._exact.exact_farkas`)."""
-    from ..problems._exact import exact_farkas
+    LP, then checked exactly by :func:`contactcp.solvers._lp.check_farkas`)."""
     n = q.shape[0]
     rest = [i for i in range(n) if i not in a]
     A = np.block([[M[np.ix_(a, a)], np.zeros((len(a), len(rest)))],
@@ -75,7 +75,7 @@ def _support_empty_proved(M: np.ndarray, q: np.ndarray, a: list[int]) -> bool:
     res = linprog(b, A_ub=-A.T, b_ub=np.zeros(A.shape[1]), bounds=(-1, 1), method="highs")
     if res.status != 0 or not res.fun < 0:
         return False
-    return exact_farkas(-A, b, res.x, signed=False) is not None
+    return check_farkas(A, b, Farkas(res.x, np.arange(A.shape[1]), 0.0, float(b @ res.x))) is not None
 
 
 def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None:

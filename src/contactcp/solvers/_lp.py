@@ -173,9 +173,6 @@ class Polyhedron:
         (not the cleaned ones): the proving vector, or None."""
         return check_farkas(self.A_orig, self.b_orig, f)
 
-    def verify(self, f: Farkas) -> bool:
-        return self.certified(f) is not None
-
     # ---------------------------------------------------------------- LP solves
     def _set_fixed(self, fixed: np.ndarray | None) -> None:
         fixed = np.zeros(self.n, dtype=bool) if fixed is None else fixed
@@ -394,7 +391,8 @@ def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas) -> Farkas | None:
     proof = exact_farkas(-Af, b, u, signed=False)
     if proof is None:
         return None
-    return Farkas(proof, f.free, float((Af.T @ proof).min(initial=0.0)), float(b @ proof))
+    v = proof[0]
+    return Farkas(v, f.free, float((Af.T @ v).min(initial=0.0)), float(b @ v))
 
 
 def _key(x: np.ndarray) -> bytes:
