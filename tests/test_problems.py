@@ -1,5 +1,7 @@
 """Problem types: validation on construction, immutability, independent residuals."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -139,12 +141,14 @@ def test_errors_survive_pickling():
 
 def test_a_huge_z_cannot_hide_w_below_zero():
     """M = [[1, -1], [-1, 1]], q = (-1, -1) has no solution (Farkas: y = (1, 1)); far out along
-    z = (t, t), w = (-1, -1) stays negative while the terms grow like t.  The residual is measured
-    against the data, so no point of that ray passes, and no method reports SOLVED from there."""
+    z = (t, t), w = (-1, -1) stays negative while the terms grow like t.  Each row's scale counts z_j
+    at most at unit size (s_i = |q_i| + ... = 2 here, never t), so w_i / s_i = -1/2 all along the ray:
+    no point of it passes, and no method reports SOLVED from there."""
     p = ccp.LCP([[1.0, -1.0], [-1.0, 1.0]], [-1.0, -1.0])
     for t in (1.0, 1e5, 1e10, 1e14):
         r = p.residual([t, t])
-        assert r.value >= 0.99, (t, r)
+        assert r.value == pytest.approx(0.5, rel=1e-14), (t, r)
+        assert r.scale == pytest.approx(2.0, rel=1e-14)
     assert ccp.solve(p, "pgs", z0=[1e10, 1e10]).status is not Status.SOLVED
     assert ccp.solve(p, "pgs", max_sweeps=10**5, tol=1e-6).status is not Status.SOLVED
     assert ccp.solve(p, "merit", x0=[1e10, 1e10]).status is not Status.SOLVED
@@ -192,11 +196,32 @@ def test_exact_signs_match_rational_arithmetic():
 def test_rational_proof_removes_round_off_dust():
     """M = [[0, -3], [3, 0]], q = (-1, 1): y = (1, 0) is a proof; y = (1, 1.5e-11) from a solver
     has (M^T y)_1 = 4.5e-11 > 0, and the rational recomputation on the vanishing column finds
-    y_2 = 0 exactly; the certificate carries that vector."""
+    y_2 = 0 exactly; its floats prove it by themselves, so the certificate hands out those."""
     p = ccp.LCP([[0.0, -3.0], [3.0, 0.0]], [-1.0, 1.0])
     cert = p.make_certificate([1.0, 1.5e-11])
-    assert cert.verified and cert.checks["rational"] == 1.0
-    assert cert.vector[1] == 0.0 and cert.vector[0] > 0      # (sum kept: y_1 = 1 + 1.5e-11)
+    assert cert.verified and cert.exact is None
+    assert cert.vector[1] == 0.0 and cert.vector[0] > 0
+    assert p.check_certificate(cert.vector)[0]
+
+
+def test_a_proof_that_needs_rational_numbers_hands_out_the_rational_vector():
+    """M = [[-0.1, 0.1], [0.3, -0.3]], q = (-1, 0) is infeasible (w_1 >= 0 forces z_0 >= z_1, then
+    w_0 < 0); the only proofs have y_1 / y_0 = fl(0.1) / fl(0.3), which is no float: the certificate
+    carries that rational vector, it checks in rational arithmetic, and its float image does not."""
+    p = ccp.LCP([[-0.1, 0.1], [0.3, -0.3]], [-1.0, 0.0])
+    r = ccp.solve(p, "lemke")
+    assert r.status is Status.NO_SOLUTION
+    cert = r.certificate
+    assert cert.verified and cert.exact is not None
+    y = cert.exact
+    assert y[1] / y[0] == Fraction(0.1) / Fraction(0.3)
+    M = [[Fraction(v) for v in row] for row in p.M.tolist()]
+    assert all(sum(M[i][j] * y[i] for i in range(2)) <= 0 for j in range(2))
+    assert sum(Fraction(v) * yi for v, yi in zip(p.q.tolist(), y)) < 0
+    assert p.check_certificate(list(y))[0]
+    assert not p.check_certificate(cert.vector)[0]
+    d = r.to_dict()["certificate"]["exact"]
+    assert [Fraction(s) for s in d] == list(y)
 
 
 def test_the_rounding_allowance_never_excuses_an_exact_z():

@@ -18,6 +18,7 @@ from ._registry import DEFAULT_TOL
 from ._validate import _all_finite
 from .errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from .problems import LCP
+from .problems._base import linear_residual
 from .problems._kernels import lcp_residual_batch
 from .result import Certificate, Status
 from .solvers import _lemke_kernel as K
@@ -116,7 +117,10 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
     t0 = time.perf_counter()
     Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic),
                                               int(check_every))
-    W, values = lcp_residual_batch(M, q, Z)
+    W, values, needs = lcp_residual_batch(M, q, Z)
+    for k in np.flatnonzero(needs):        # rows floating point could not decide: exactly
+        res, W[k] = linear_residual(M[k], q[k], Z[k], np.zeros(n, dtype=bool))
+        values[k] = res.value
     status = np.empty(Kp, dtype=np.int64)
     idx = {s: _STATUS_LIST.index(s) for s in Status}
     for code, st in _CODES.items():

@@ -8,6 +8,7 @@ result is :attr:`~Result.success` only when that residual is within ``tol``.
 from __future__ import annotations
 
 import enum
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -54,22 +55,27 @@ INCONCLUSIVE_STATUSES = frozenset(set(Status) - SOLVED_STATUSES - INFEASIBLE_STA
 class Residual(NamedTuple):
     """How far a candidate point is from solving a problem.
 
-    ``value`` is the number compared with a tolerance: the largest violation
-    of the conditions *beyond the error bound of evaluating them* (``w = M z + q``
-    is computed in doubled precision by compensated products and sums; its
-    bound per row is ``4 eps |w_i| + (4 (n + 1) eps)^2 (|q_i| + sum_j |M_ij z_j|)``),
-    divided by ``scale = max(1, max|q|)``, the size of the data (``b_x``,
-    ``b_y`` for a UCP).  Dividing by the data and not by the size of the
-    terms means a huge ``z`` cannot hide ``w < 0`` (an infeasible LCP is never
-    "solved" far out), while the rounding allowance keeps honest answers with
-    large components from failing on round-off.  ``natural`` is the raw
-    infinity norm of the natural map (``min(z, w)`` for an LCP,
-    ``z - mid(l, u, z - w)`` for a box LCP, ``min(x, y)`` for a UCP),
-    ``equation`` the raw infinity norm of the equations that must hold exactly
-    (free rows of a mixed problem, ``A x = b`` of a UCP).  The parts
-    ``z_violation`` (largest negative part of the complementarity variables),
-    ``w_violation`` (same for their partners) and ``complementarity``
-    (``|z . w|``) are reported unscaled for diagnosis.
+    ``value`` is the number compared with a tolerance.  For the linear problems every row is
+    measured in its own scale, ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` with ``Z_j = max_i |q_i| / max_i |M_ij|`` (the size of the
+    row's terms, each unknown counted at most at the size where its column's terms reach the size of
+    the data ``q``; the same with ``A``, ``b`` for the equations of a UCP): ``value = max_i |min(z_i, w_i / s_i)|`` (the natural map of the
+    row-equilibrated problem; ``|w_i| / s_i`` on equation rows, ``|z_i - mid(l_i, u_i, z_i -
+    w_i / s_i)|`` for a box LCP), where ``w_i`` is the *exact* value of ``(M z + q)_i``: it is
+    computed in doubled precision (compensated products and sums) and ``value`` is the largest value
+    its error bound allows, so rounding can never hide a violation; rows that floating point cannot
+    bound tightly (huge terms, overflow) are evaluated in rational arithmetic.  A row's scale never
+    exceeds the size of its data at the data's own size of ``z``, so a huge ``z`` cannot hide ``w < 0`` (an infeasible
+    LCP is never "solved" far out along a ray); a row with small data or small terms is measured in
+    its own units, not excused by large data elsewhere; and multiplying a row by a number does not
+    change the measure.
+    ``natural`` is the raw infinity norm of the natural map (``min(z, w)`` for an LCP,
+    ``z - mid(l, u, z - w)`` for a box LCP, ``min(x, y)`` for a UCP), ``equation`` the raw infinity
+    norm of the equations that must hold exactly (free rows of a mixed problem, ``A x = b`` of a
+    UCP), ``scale`` the largest row scale.  The parts ``z_violation`` (largest negative part of the
+    complementarity variables), ``w_violation`` (same for their partners) and ``complementarity``
+    (``|z . w|``) are reported unscaled for diagnosis.  The friction-contact problem uses the
+    measure of the friction-contact literature instead (see
+    :class:`~contactcp.problems.FrictionContactProblem`).
     """
 
     value: float
@@ -94,9 +100,13 @@ class Certificate:
 
     ``kind`` names the theorem (e.g. ``"farkas"``: a vector ``y >= 0`` with
     ``M^T y <= 0`` and ``q^T y < 0`` shows that ``{z >= 0 : M z + q >= 0}`` is
-    empty).  ``checks`` holds the measured quantities the proof rests on, and
-    ``verified`` says whether they passed when the certificate was made
-    (``problem.check_certificate`` re-checks it).
+    empty).  ``vector`` is the proof's vector in floats; ``exact`` is None when
+    those floats satisfy the proof's inequalities exactly, and otherwise the
+    rational vector (a tuple of :class:`fractions.Fraction`) that the proof is
+    about, so that anyone can re-check it in rational arithmetic.  ``checks``
+    holds the measured quantities the proof rests on, and ``verified`` says
+    whether it was proved when the certificate was made
+    (``problem.check_certificate`` re-checks ``vector`` or ``exact``).
     """
 
     kind: str
@@ -104,6 +114,7 @@ class Certificate:
     description: str
     checks: dict[str, float] = field(default_factory=dict)
     verified: bool = False
+    exact: tuple[Fraction, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -190,5 +201,7 @@ class Result:
                 "verified": self.certificate.verified,
                 "description": self.certificate.description,
                 "checks": {k: float(v) for k, v in self.certificate.checks.items()},
+                "exact": (None if self.certificate.exact is None
+                          else [f"{v.numerator}/{v.denominator}" for v in self.certificate.exact]),
             }
         return out

@@ -9,7 +9,8 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Residual
 from .._validate import vector
-from ._kernels import affine_dot2, lcp_residual_parts
+from ._exact import exact_lcp_rows, exact_scaled_rows
+from ._kernels import lcp_residual_parts, scaled_affine
 
 
 class Problem:
@@ -54,33 +55,54 @@ class Problem:
         return f"{type(self).__name__}(n={self.size})"
 
 
-def data_scale(*vectors: np.ndarray) -> float:
-    """``max(1, max|v|)`` over the right-hand sides: the size of the data residuals are measured in."""
-    return max([1.0] + [float(np.max(np.abs(v))) for v in vectors if v.size])
-
-
-def affine_residual(A: np.ndarray, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(A x + c, error bound per row)``, computed in doubled precision (:func:`affine_dot2`)."""
+def scaled_residual(A: np.ndarray, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(A x + c, lo, hi, s)``: the vector in doubled precision, the row scales ``s_i = max(|c_i|,
+    sum_j |A_ij| min(|x_j|, Z_j))`` and guaranteed bounds ``lo_i <= exact((A x + c)_i) / s_i <= hi_i`` (rows that
+    floating point cannot bound tightly are evaluated in rational arithmetic)."""
     if not c.size:
-        return np.zeros(0), np.zeros(0)
-    return affine_dot2(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64),
-                       np.ascontiguousarray(c, dtype=np.float64))
+        z = np.zeros(0)
+        return z, z, z, z
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    c = np.ascontiguousarray(c, dtype=np.float64)
+    v, lo, hi, s, risky = scaled_affine(A, x, c)
+    if risky.any():
+        exact_scaled_rows(A, x, c, np.flatnonzero(risky), v, lo, hi)
+    return v, lo, hi, s
 
 
 def linear_residual(M: np.ndarray, q: np.ndarray, x: np.ndarray, free: np.ndarray) -> tuple[Residual, np.ndarray]:
-    """Residual of ``w = M x + q`` with equations on ``free`` rows and complementarity elsewhere."""
-    w, natural, zv, wv, zw, eq, excess, scale = lcp_residual_parts(M, q, x, free)
-    return Residual(max(0.0, excess) / scale, natural, zv, wv, zw, eq, scale), w
+    """Residual of ``w = M x + q`` with equations on ``free`` rows and complementarity elsewhere.
+
+    Each row is measured in its own scale ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` (the natural map of the
+    row-equilibrated problem, :func:`~contactcp.problems._kernels.lcp_row`), as an upper bound of the
+    exact value; rows that floating point cannot decide are evaluated in rational arithmetic."""
+    w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, x, free)
+    if rows.size:
+        w_ex, e_ex = exact_lcp_rows(M, q, x, free, rows)
+        w[rows] = w_ex
+        value = max(value, float(e_ex.max()))
+        with np.errstate(all="ignore"):         # the raw parts again, from the exact w
+            c = ~free
+            natural = float(np.max(np.abs(np.minimum(x[c], w[c])), initial=0.0))
+            eq = float(np.max(np.abs(w[free]), initial=0.0))
+            zv = float(max(0.0, -np.min(x[c], initial=0.0)))
+            wv = float(max(0.0, -np.min(w[c], initial=0.0)))
+            zw = float(abs(x[c] @ w[c]))
+    return Residual(value, natural, zv, wv, zw, eq, scale), w
 
 
 def complementarity_residual(z: np.ndarray, w: np.ndarray, equation: float, scale: float,
-                              equation_excess: float | None = None) -> Residual:
-    """Residual of a pair ``z >= 0, w >= 0, z.w = 0`` plus equations of size ``equation``
-    (of which ``equation_excess`` is beyond rounding, when the caller knows it)."""
+                              equation_scaled: float | None = None) -> Residual:
+    """Residual of a pair ``z >= 0, w >= 0, z.w = 0`` plus equations of size ``equation``.
+
+    With ``equation_scaled`` (the equations' violation already measured row by row in their own
+    scales, as an upper bound) the value is ``max(||min(z, w)||_inf, equation_scaled)`` and ``scale``
+    is only reported; without it, ``max(||min(z, w)||_inf, equation) / scale``."""
     natural = float(np.max(np.abs(np.minimum(z, w)))) if z.size else 0.0
-    eq_value = equation if equation_excess is None else max(0.0, equation_excess)
+    value = max(natural, equation) / scale if equation_scaled is None else max(natural, equation_scaled)
     return Residual(
-        value=max(natural, eq_value) / scale,
+        value=value,
         natural=natural,
         z_violation=float(max(0.0, -np.min(z))) if z.size else 0.0,
         w_violation=float(max(0.0, -np.min(w))) if w.size else 0.0,

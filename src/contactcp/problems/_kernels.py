@@ -12,6 +12,8 @@ from numba import njit, prange
 
 _EPS = np.finfo(np.float64).eps
 _SPLIT = 134217729.0          # 2**27 + 1, Dekker's splitting constant
+_UNDERFLOW = 2.0 ** -960       # products below this may have lost bits to underflow
+_TINY = 2.0 ** -1070           # 16 times the smallest subnormal: the absolute error of a product that underflows
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -49,100 +51,234 @@ def scaled_products(A, y):
 
 @njit(cache=True, nogil=True)
 def affine_row(A, x, c, i):
-    """``(v, allowance)``: ``v = (A x + c)_i`` computed as if in twice the working precision
+    """``(v, allowance, risky)``: ``v = (A x + c)_i`` computed as if in twice the working precision
     (Ogita, Rump & Oishi's Dot2: error-free products and sums), and a bound on its error,
-    ``|v - exact| <= 2 eps |v| + gamma^2 sum_j |A_ij x_j| (+ |c_i|)`` with a margin of 4 in each term,
-    ``gamma = (n + 1) eps``.  The bound is of order ``(n eps)^2`` of the terms: the check can tell
-    ``w_i = -1`` from zero even when the terms are of size 1e20."""
+    ``|v - exact| <= 4 eps |v| + gamma^2 sum_j |A_ij x_j| (+ |c_i|) + (n + 1) 2^-1070``, ``gamma = 4 (n + 1) eps``
+    (a margin of 4 in each term; the last term covers products in the subnormal range).  The bound is
+    of order ``(n eps)^2`` of the terms: the check can tell ``w_i = -1`` from zero even when the terms
+    are of size 1e20.  ``risky`` is True when a product or a partial sum may have overflowed (then
+    the bound is not valid and the row must be evaluated exactly)."""
     n = x.shape[0]
     s = c[i]
     err = 0.0
     mag = abs(c[i])
+    risky = False
+    exact = True                    # no rounding anywhere: v is the exact value
     for j in range(n):
-        p, e = _two_prod(A[i, j], x[j])
+        a = A[i, j]
+        b = x[j]
+        if abs(a) > 1e290 or abs(b) > 1e290:
+            risky = True
+        p, e = _two_prod(a, b)
+        if e != 0.0 or (abs(p) < _UNDERFLOW and a != 0.0 and b != 0.0):
+            exact = False
         mag += abs(p)
         s, f = _two_sum(s, p)
+        if f != 0.0:
+            exact = False
         err += e + f
     v = s + err
+    if exact:
+        return v, 0.0, risky or not abs(mag) < 1e300
     g = 4.0 * (n + 1) * _EPS
-    return v, 4.0 * _EPS * abs(v) + g * g * mag
+    allow = 4.0 * _EPS * abs(v) + g * g * mag + (n + 1) * _TINY
+    if not (abs(mag) < 1e300 and abs(allow) < 1e300 and abs(v) < 1e300):
+        risky = True
+    return v, allow, risky
 
 
 @njit(cache=True, nogil=True)
 def affine_dot2(A, x, c):
-    """``(A x + c, allowance)`` row by row with :func:`affine_row`."""
+    """``(A x + c, allowance, risky)`` row by row with :func:`affine_row`."""
     m = c.shape[0]
     v = np.empty(m)
     allow = np.empty(m)
+    risky = np.zeros(m, dtype=np.bool_)
     for i in range(m):
-        v[i], allow[i] = affine_row(A, x, c, i)
-    return v, allow
+        v[i], allow[i], risky[i] = affine_row(A, x, c, i)
+    return v, allow, risky
+
+
+#: a row whose rounding bound exceeds this (in its scaled units) is evaluated exactly instead
+EXACT_ROW_BOUND = 2.0 ** -40
+
+
+@njit(cache=True, nogil=True)
+def column_units(M, q):
+    """``Z_j = max_i |q_i| / max_i |M_ij|`` (``inf`` for a zero column): the size of ``z_j`` at which
+    column ``j``'s terms reach the size of the data ``q`` — the most a residual's scale lets
+    ``z_j`` count (:func:`row_scale`)."""
+    m, n = M.shape
+    qmax = 0.0
+    for i in range(m):
+        if abs(q[i]) > qmax:
+            qmax = abs(q[i])
+    Z = np.empty(n)
+    for j in range(n):
+        cmax = 0.0
+        for i in range(m):
+            a = abs(M[i, j])
+            if a > cmax:
+                cmax = a
+        Z[j] = qmax / cmax if cmax > 0.0 else np.inf
+    return Z
+
+
+@njit(cache=True, nogil=True)
+def row_scale(M, q, z, Z, i):
+    """``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` (:func:`column_units`), rounded down.
+
+    The size of row ``i``'s terms, each unknown counted at most at the size where its column
+    reaches the size of the data: a row whose data or terms are small is measured in its own
+    small units (multiplying a row by a number does not change the measure), while a large
+    ``z_j`` cannot inflate the scale beyond the data's own size, so a point far out along a ray
+    cannot hide ``w_i < 0``.  0 means ``w_i = q_i = 0`` exactly."""
+    n = z.shape[0]
+    t = 0.0
+    for j in range(n):
+        a = abs(z[j])
+        t += abs(M[i, j]) * (a if a < Z[j] else Z[j])
+    t *= 1.0 - (n + 2) * _EPS          # a lower bound of the exact sum: never a larger scale than the truth
+    s = abs(q[i])
+    return t if t > s else s
+
+
+@njit(cache=True, nogil=True)
+def lcp_row(M, q, z, Z, free, i):
+    """``(w_i, e_i, s_i, exact_needed)`` for row ``i`` of ``w = M z + q``.
+
+    ``e_i`` is an *upper bound* of the row's violation in its own scale ``s_i`` (:func:`row_scale`):
+    ``|min(z_i, w_i / s_i)|`` for a complementarity row, ``|w_i| / s_i`` for an equation (free) row,
+    with ``w_i`` the exact value of ``(M z + q)_i``.  ``w_i`` is computed in doubled precision
+    (:func:`affine_row`) and ``e_i`` is the largest value over the interval its error bound allows,
+    enlarged by the rounding of the division: no rounding allowance ever excuses a violation.
+    ``exact_needed`` is True when that interval is too wide to decide (wider than
+    :data:`EXACT_ROW_BOUND`), or a product may have overflowed: the caller then evaluates the row in
+    rational arithmetic.
+    """
+    v, allow, risky = affine_row(M, z, q, i)
+    si = row_scale(M, q, z, Z, i)
+    zi = z[i]
+    if si == 0.0:
+        lo = 0.0              # a zero row: w_i = q_i = 0 exactly
+        hi = 0.0
+    else:
+        lo = (v - allow) / si
+        hi = (v + allow) / si
+        if allow / si > EXACT_ROW_BOUND:
+            risky = True
+    if free[i]:
+        e = max(abs(lo), abs(hi))
+    else:
+        e = max(abs(min(zi, lo)), abs(min(zi, hi)))
+    e *= 1.0 + 4.0 * _EPS
+    if not (np.isfinite(e) and np.isfinite(zi)):
+        risky = True
+    return v, e, si, risky
 
 
 @njit(cache=True, nogil=True)
 def lcp_residual_parts(M, q, z, free):
-    """``(w, natural, z_viol, w_viol, |z.w|, equation, excess, scale)`` for ``w = M z + q``.
+    """``(w, natural, z_viol, w_viol, |z.w|, equation, value, scale, exact_rows)`` for ``w = M z + q``.
 
-    Rows with ``free[i]`` are equations (``w_i = 0``); the others are
-    complementarity pairs ``(z_i, w_i)``.  ``w`` is computed in doubled
-    precision (:func:`affine_row`); ``natural`` and ``equation`` are the raw
-    infinity norms of ``min(z, w)`` and of the equation rows; ``excess`` is
-    the largest violation beyond the error bound of ``w_i``; and
-    ``scale = max(1, max|q|)`` is the size of the *data*: the residual value
-    ``excess / scale`` does not grow with ``z``, so a huge ``z`` cannot hide
-    ``w < 0``.
+    Rows with ``free[i]`` are equations (``w_i = 0``); the others are complementarity pairs
+    ``(z_i, w_i)``.  ``value`` is the largest row violation measured in the row's own scale, an
+    upper bound of the exact one (:func:`lcp_row`): the natural map of the row-equilibrated problem.
+    ``natural`` and ``equation`` are the raw infinity norms of ``min(z, w)`` and of the equation
+    rows; ``scale`` the largest row scale.  ``exact_rows`` lists the rows whose float bound could
+    not decide (the caller re-evaluates them exactly and replaces their contribution).
     """
     n = q.shape[0]
     w = np.empty(n)
-    scale = 1.0
+    scale = 0.0
     natural = 0.0
     zv = 0.0
     wv = 0.0
     zw = 0.0
     eq = 0.0
-    excess = 0.0
+    value = 0.0
+    exact = np.empty(n, dtype=np.int64)
+    n_exact = 0
+    Z = column_units(M, q)
     for i in range(n):
-        if abs(q[i]) > scale:
-            scale = abs(q[i])
-        s, allow = affine_row(M, z, q, i)
+        s, e, si, risky = lcp_row(M, q, z, Z, free, i)
         w[i] = s
-        if not (np.isfinite(s) and np.isfinite(z[i])):
-            natural = np.inf
-            excess = np.inf
+        if si > scale:
+            scale = si
+        if risky:
+            exact[n_exact] = i
+            n_exact += 1
+        elif e > value:
+            value = e
         if free[i]:
             if abs(s) > eq:
                 eq = abs(s)
-            if abs(s) - allow > excess:
-                excess = abs(s) - allow
             continue
         m = abs(min(z[i], s))
         if m > natural:
             natural = m
-        # min(z_i, w) is nondecreasing in w: over the true w's interval [s - allow, s + allow]
-        # the smallest |min(z_i, w)| is 0 if the ends straddle zero, else the smaller end
-        # (z_i itself is exact: the allowance never excuses a z_i < 0 or a z_i below w_i)
-        lo = min(z[i], s - allow)
-        hi = min(z[i], s + allow)
-        e = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))
-        if e > excess:
-            excess = e
         if -z[i] > zv:
             zv = -z[i]
         if -s > wv:
             wv = -s
         zw += z[i] * s
-    return w, natural, zv, wv, abs(zw), eq, excess, scale
+    return w, natural, zv, wv, abs(zw), eq, value, scale, exact[:n_exact]
 
 
 @njit(cache=True, parallel=True)
 def lcp_residual_batch(M, q, Z):
-    """Scaled natural-map residuals of ``K`` LCPs at once: ``(W, values)``."""
+    """Row-scaled natural-map residuals of ``K`` LCPs at once: ``(W, values, needs_exact)``.
+
+    ``needs_exact[k]`` is True when some row of problem ``k`` could not be decided in floating point
+    (its value then excludes that row; the caller re-evaluates problem ``k`` exactly)."""
     K, n = q.shape
     W = np.empty((K, n))
     values = np.empty(K)
+    needs = np.zeros(K, dtype=np.bool_)
     free = np.zeros(n, dtype=np.bool_)
     for k in prange(K):
-        w, _natural, _zv, _wv, _zw, _eq, excess, scale = lcp_residual_parts(M[k], q[k], Z[k], free)
-        W[k] = w
-        values[k] = excess / scale
-    return W, values
+        value = 0.0
+        units = column_units(M[k], q[k])
+        for i in range(n):
+            s, e, si, risky = lcp_row(M[k], q[k], Z[k], units, free, i)
+            W[k, i] = s
+            if risky:
+                needs[k] = True
+            elif e > value:
+                value = e
+        values[k] = value
+    return W, values, needs
+
+
+@njit(cache=True, nogil=True)
+def scaled_affine(A, x, c):
+    """``(v, lo, hi, s, risky)`` per row of ``v = A x + c``: ``v`` in doubled precision, the row scale
+    ``s_i`` (:func:`row_scale`) and bounds ``lo_i <= exact(v_i) / s_i <= hi_i`` (0 and 0 for a
+    zero row).  ``risky`` marks rows whose bounds are not valid or too wide (:data:`EXACT_ROW_BOUND`):
+    evaluate those exactly."""
+    m = c.shape[0]
+    v = np.empty(m)
+    lo = np.empty(m)
+    hi = np.empty(m)
+    s = np.empty(m)
+    risky = np.zeros(m, dtype=np.bool_)
+    Z = column_units(A, c)
+    for i in range(m):
+        vi, allow, rk = affine_row(A, x, c, i)
+        si = row_scale(A, c, x, Z, i)
+        v[i] = vi
+        s[i] = si
+        if si == 0.0 or (vi == 0.0 and allow == 0.0):
+            lo[i] = 0.0
+            hi[i] = 0.0
+        else:
+            a = (vi - allow) / si
+            b = (vi + allow) / si
+            lo[i] = a - 4.0 * _EPS * abs(a) - _TINY
+            hi[i] = b + 4.0 * _EPS * abs(b) + _TINY
+            if allow / si > EXACT_ROW_BOUND:
+                rk = True
+        if not (np.isfinite(lo[i]) and np.isfinite(hi[i])):
+            rk = True
+        risky[i] = rk
+    return v, lo, hi, s, risky

@@ -15,11 +15,15 @@ such that, for every contact ``i`` (components ordered normal first, then the
 The residual is the one of the friction-contact literature (Siconos'
 ``fc3d_compute_error``): the 2-norm over contacts of the natural map
 ``r_i - P_{K_i}(r_i - u_i - mu_i ||u_T,i|| e_N)``, divided by ``||q||``
-(by 1 when ``q = 0``).
+(by 1 when ``q = 0``), plus a bound of what rounding can change in it (so it
+is an upper bound of the exact value), evaluated on the data scaled by a power
+of two into range (the problem is positively homogeneous in ``(r, q)``), so
+that huge or tiny data neither overflow nor underflow into a false zero.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -134,17 +138,41 @@ class FrictionContactProblem(Problem):
         r = np.asarray(x, dtype=float).reshape(-1)
         if r.shape != (self.size,):
             raise InvalidProblemError("r", f"solver returned length {r.size}, expected {self.size}")
-        u = self.W @ r + self.q
-        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(u))):
-            inf = float("inf")
-            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u
-        nat = float(np.linalg.norm(self.natural_map(r, u)))
-        nq = float(np.linalg.norm(self.q))
-        scale = nq if nq > np.finfo(float).tiny else 1.0
-        uhat = desaxce(u, self.mu, self.dim)
-        dual_viol = _dual_cone_violation(uhat, self.mu, self.dim)
-        return Residual(nat / scale, nat, cone_violation(r, self.mu, self.dim), dual_viol,
-                        float(abs(r @ uhat)), 0.0, scale), u
+        inf = float("inf")
+        if not np.all(np.isfinite(r)):
+            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), np.full(self.size, np.nan)
+        # the problem is positively homogeneous: (r, q) -> (2^-k r, 2^-k q) scales u and the natural map
+        # by 2^-k exactly, so the measure is evaluated on data scaled into range (no overflow of the
+        # norms, of u or of |u_T| for huge data; no underflow for tiny data)
+        big = max(float(np.abs(self.q).max(initial=0.0)), float(np.abs(r).max(initial=0.0)))
+        k = math.frexp(big)[1] if big > 0 else 0
+        rs, qs = np.ldexp(r, -k), np.ldexp(self.q, -k)
+        W = self.W
+        Wabs = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape) if sp.issparse(W) else np.abs(W)
+        Wabs_r = Wabs @ np.abs(rs)
+        us = self.W @ rs + qs
+        if not np.all(np.isfinite(us)) or not np.all(np.isfinite(Wabs_r)):
+            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), self.W @ r + self.q
+        nat = float(np.linalg.norm(self.natural_map(rs, us)))
+        # an upper bound of what rounding can change: the error of u (a dot product of n terms), times
+        # the Lipschitz constant 1 + mu of the natural map in u, plus the map's own few roundings
+        n = self.size
+        gamma = (n + 2) * np.finfo(float).eps / (1.0 - (n + 2) * np.finfo(float).eps)
+        mu_max = float(self.mu.max(initial=0.0))
+        du = gamma * float(np.linalg.norm(Wabs_r + np.abs(qs)))
+        slack = (1.0 + mu_max) * du + 32.0 * np.finfo(float).eps * (
+            float(np.linalg.norm(rs)) + (1.0 + mu_max) * float(np.linalg.norm(us))) + 1e-300
+        nq = float(np.linalg.norm(qs))
+        if nq > 0.0:
+            value, scale = (nat + slack) / nq, math.ldexp(nq, k)
+        else:                        # q = 0: the measure is absolute (r = 0 solves it)
+            value, scale = math.ldexp(nat + slack, k), 1.0
+        uhat = desaxce(us, self.mu, self.dim)
+        u = np.ldexp(us, k)
+        return Residual(value * (1.0 + 8.0 * np.finfo(float).eps), math.ldexp(nat, k),
+                        math.ldexp(cone_violation(rs, self.mu, self.dim), k),
+                        math.ldexp(_dual_cone_violation(uhat, self.mu, self.dim), k),
+                        math.ldexp(math.ldexp(float(abs(rs @ uhat)), k), k), 0.0, scale), u
 
     def __repr__(self) -> str:
         return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"

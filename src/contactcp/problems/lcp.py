@@ -7,6 +7,7 @@ Notation follows Cottle, Pang & Stone, *The Linear Complementarity Problem*
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -14,10 +15,10 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Certificate, Residual
 from .._validate import finite_pair, index_mask, matrix, vector
-from ._exact import exact_farkas
-from ._base import Problem, data_scale, linear_residual, require, affine_residual
+from ._farkas import FarkasSystem
+from ._base import Problem, linear_residual, require, scaled_residual
 
-__all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check"]
+__all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -89,70 +90,105 @@ class LCP(_Linear):
         """Scaled natural-map residual ``||min(z, M z + q)||_inf / scale``."""
         return linear_residual(self.M, self.q, self._point(z, "z"), self._free)[0]
 
+    def farkas_system(self) -> FarkasSystem:
+        """The system whose emptiness a Farkas certificate proves: ``{z >= 0 : M z + q >= 0}``."""
+        return FarkasSystem.lcp(self.M, self.q)
+
+
+def _certificate_api(cls):
+    """``check_certificate`` and ``make_certificate`` for the linear problems, from ``farkas_system``."""
+
     def check_certificate(self, y: Any, tol: float = 1e-9) -> tuple[bool, dict[str, float]]:
-        """Check a Farkas vector: ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0``."""
-        return farkas_check(self.M, self.q, y, tol)
+        """Check that ``y`` itself (floats, or a sequence of ``fractions.Fraction``) is a Farkas proof, *exactly*:
+        for an LCP ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0`` (see :mod:`contactcp.problems._farkas`
+        for the mixed and box forms).  ``tol`` is accepted for compatibility and not used: a
+        proof holds exactly or not at all."""
+        system = self.farkas_system()
+        if isinstance(y, (list, tuple)) and y and all(isinstance(v, Fraction) for v in y):
+            v = system.check_rational(list(y))
+            return v is not None, {"margin": float(v) if v is not None else np.nan, "rational": 1.0}
+        try:
+            yv = np.asarray(y, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            return False, {"margin": np.nan, "exact": 0.0, "rational": 0.0}
+        v = system.check(yv)
+        return v is not None, {"margin": float(v) if v is not None else system.value_float(yv)
+                               if yv.shape == system.h.shape else np.nan, "exact": float(v is not None),
+                               "rational": 0.0}
 
     def make_certificate(self, y: Any, tol: float = 1e-9, source: str = "") -> Certificate:
-        ok, checks, y = _farkas(self.M, self.q, y, tol)
-        desc = ("y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 "
-                "(Farkas' lemma)")
-        bound = checks.get("norm1_bound", np.inf)
-        if ok and checks.get("rational"):
-            desc += ("; proved in rational arithmetic: y recomputed on its support so that M^T y = 0 exactly "
-                     "where it vanishes, then every sign checked exactly (the vector shown is its float value)")
-        elif ok:
-            desc += "; the signs of M^T y and q^T y were computed exactly"
-        elif np.isfinite(bound) and checks.get("qTy", 0.0) < 0:
-            desc += (f"; M^T y <= 0 holds only to {checks['MTy_max']:.1e} (relative), which shows only "
-                     f"that no solution has ||z||_1 < {bound:.3e}: not a proof")
+        """A certificate from a candidate Farkas vector, verified exactly (``verified`` says whether it is a
+        proof; the vector handed out is the one the proof is about, rational when needed)."""
+        system = self.farkas_system()
+        proof = system.prove(y)
+        return _certificate(self, system, y, proof, source)
+
+    cls.check_certificate = check_certificate
+    cls.make_certificate = make_certificate
+    return cls
+
+
+_FORMS = {
+    "LCP": "y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 (Farkas' lemma)",
+    "MixedLCP": ("y (>= 0 on the complementarity rows, free on the equations) with (M^T y)_j <= 0 on the "
+                 "complementarity columns, (M^T y)_j = 0 on the free ones and q^T y < 0, so no x has "
+                 "x_c >= 0, (M x + q)_c >= 0 and (M x + q)_f = 0 (Farkas' lemma)"),
+    "BoxLCP": ("y (>= 0 where only the lower bound is finite, <= 0 where only the upper one is, free where "
+               "neither, 0 where both are) with max over the box of (M^T y)^T z plus q^T y < 0, so no z in "
+               "the box has the signs of w = M z + q that the box LCP requires (Farkas' lemma)"),
+}
+
+
+def _checks(system: FarkasSystem, y: Any, proof) -> dict[str, float]:
+    try:
+        yv = np.asarray(y, dtype=float).reshape(-1)
+        approx = system.value_float(yv) if yv.shape == system.h.shape else np.nan
+    except (TypeError, ValueError):
+        approx = np.nan
+    return {"margin": float(proof.value) if proof is not None else float(approx),
+            "exact": float(proof is not None), "rational": float(proof is not None and proof.kind == "rational")}
+
+
+def _certificate(problem, system: FarkasSystem, y: Any, proof, source: str) -> Certificate:
+    desc = _FORMS[problem.kind]
+    if proof is None:
+        vec = np.asarray(y, dtype=float).reshape(-1) if y is not None else np.zeros(0)
+        desc += "; NOT a proof: the inequalities do not hold exactly for this vector"
         if source:
             desc += f"; {source}"
-        return Certificate(kind="farkas", vector=y, description=desc, checks=checks, verified=ok)
+        return Certificate(kind="farkas", vector=vec, description=desc, checks=_checks(system, y, None),
+                           verified=False)
+    if proof.kind == "rational":
+        desc += ("; proved in rational arithmetic: y was recomputed on its support so that the equalities "
+                 "the proof needs hold exactly; `exact` holds that rational vector (the floats in `vector` "
+                 "are its nearest values and need not satisfy the inequalities themselves)")
+    else:
+        desc += "; every sign was computed exactly for the floats of `vector`"
+    if source:
+        desc += f"; {source}"
+    return Certificate(kind="farkas", vector=proof.vector, description=desc, checks=_checks(system, y, proof),
+                       verified=True, exact=proof.exact)
 
 
-def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float]]:
-    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty; see :func:`_farkas`."""
-    ok, checks, _ = _farkas(M, q, y, tol)
-    return ok, checks
+def farkas_certificate(problem, candidate: Any = None, source: str = "", search: bool = True) -> Certificate | None:
+    """A verified Farkas certificate about ``problem`` itself (LCP, MixedLCP or BoxLCP), or None.
+
+    ``candidate`` (a float vector, e.g. from a pivoting ray) is tried first; then, if ``search``,
+    an LP over the problem's own data (:meth:`~contactcp.problems._farkas.FarkasSystem.search`)."""
+    system = problem.farkas_system()
+    proof = system.prove(candidate) if candidate is not None else None
+    if proof is None and search:
+        proof = system.search()
+        source = "y from an LP over the problem's own data (HiGHS), then verified exactly"
+    return None if proof is None else _certificate(problem, system, candidate, proof, source)
 
 
-def _farkas(M: np.ndarray, q: np.ndarray, y: Any, tol: float) -> tuple[bool, dict[str, float], np.ndarray]:
-    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty (Farkas' lemma), exactly.
+_certificate_api(LCP)
 
-    ``y`` is clipped at zero (a negative part larger than ``tol`` relative
-    fails the check).  The proof is accepted only when ``M^T y <= 0`` and
-    ``q^T y < 0`` hold *exactly* for the floats given (signs computed exactly,
-    :mod:`contactcp.problems._exact`), for ``y`` itself, for ``y`` without its
-    round-off dust, or for ``y`` recomputed on its support in rational
-    arithmetic (supports up to 60).  A vector with ``M^T y <= delta`` only
-    approximately proves just ``||z||_1 >= -q^T y / delta`` for every
-    solution, which is no proof of infeasibility (the floats may have a
-    solution of that size): ``checks["norm1_bound"]`` reports the bound and
-    the check fails.  Returns ``(verified, checks, the vector the proof is
-    about)``.
-    """
-    y = np.asarray(y, dtype=float).reshape(-1)
-    if y.shape != q.shape or not np.all(np.isfinite(y)):
-        return False, {"shape_or_nan": 1.0}, np.zeros(q.shape)
-    ymax = max(float(np.abs(y).max()), np.finfo(float).tiny)
-    neg = float(max(0.0, -y.min())) / ymax
-    y = np.maximum(y, 0.0)
-    if y.sum() <= 0:
-        return False, {"y_negative": neg, "y_sum": 0.0}, y
-    y = y * 2.0 ** -np.floor(np.log2(y.max()))          # a power of two: exact, keeps products in range
-    proof = exact_farkas(M, q, y, signed=True)
-    yc, kind = (y, None) if proof is None else proof
-    s = float(yc.sum())
-    MTy = M.T @ yc
-    delta = max(0.0, float(MTy.max(initial=0.0))) / s
-    gamma = -float(q @ yc) / s
-    mscale = max(1.0, float(np.abs(M).max()))
-    qscale = max(1.0, float(np.abs(q).max()))
-    bound = np.inf if delta == 0 else gamma / delta
-    checks = {"y_negative": neg, "MTy_max": delta / mscale, "qTy": -gamma / qscale,
-              "norm1_bound": float(bound), "exact": float(proof is not None), "rational": float(kind == "rational")}
-    return bool(proof is not None and neg <= tol), checks, yc
+
+def farkas_check(M: np.ndarray, q: np.ndarray, y: Any, tol: float = 1e-9) -> tuple[bool, dict[str, float]]:
+    """Check that ``y`` proves ``{z >= 0 : M z + q >= 0}`` empty, exactly."""
+    return LCP(M, q).check_certificate(y)
 
 
 class MixedLCP(_Linear):
@@ -199,6 +235,10 @@ class MixedLCP(_Linear):
         """Natural-map residual of the complementarity rows plus ``||w_free||_inf``."""
         return linear_residual(self.M, self.q, self._point(x), self.free)[0]
 
+    def farkas_system(self) -> FarkasSystem:
+        """``{x : x_c >= 0, (M x + q)_c >= 0, (M x + q)_f = 0}``, whose emptiness a certificate proves."""
+        return FarkasSystem.lcp(self.M, self.q, self.free)
+
     def __repr__(self) -> str:
         return f"MixedLCP(n={self.n}, free={int(self.free.sum())})"
 
@@ -227,26 +267,40 @@ class BoxLCP(_Linear):
                 f"must be <= upper; lower[{bad[0] if bad.size else 0}] > upper[{bad[0] if bad.size else 0}]")
         self._freeze()
 
+    def farkas_system(self) -> FarkasSystem:
+        """The box with the signs of ``w`` each bound type forces: empty means no solution."""
+        return FarkasSystem.box(self.M, self.q, self.lower, self.upper)
+
     def residual(self, z: Any) -> Residual:
-        """``||z - mid(lower, upper, z - w)||_inf / scale`` (the box natural map)."""
-        z = self._point(z, "z")
-        w, allow = affine_residual(self.M, z, self.q)
+        """``max_i |z_i - mid(lower_i, upper_i, z_i - w_i / s_i)|`` and the bound violations.
+
+        The box natural map of the row-equilibrated problem (``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))``), as
+        an upper bound of its exact value: ``g(w) = z - mid(l, u, z - w)`` is nondecreasing in ``w``,
+        so over the guaranteed interval of ``w_i / s_i`` its largest ``|g|`` is at an end.
+        """
+        return self._residual(self._point(z, "z"))[0]
+
+    def _residual(self, z: np.ndarray) -> tuple[Residual, np.ndarray]:
+        w, lo, hi, s = scaled_residual(self.M, z, self.q)
         nat = np.abs(z - np.clip(z - w, self.lower, self.upper))
         natural = float(np.max(nat))
-        # g(w) = z - mid(l, u, z - w) is nondecreasing in w: over the true w's interval the
-        # smallest |g| is 0 if the ends straddle zero, else the smaller end (z itself is exact)
-        g_lo = z - np.clip(z - (w - allow), self.lower, self.upper)
-        g_hi = z - np.clip(z - (w + allow), self.lower, self.upper)
-        beyond = float(np.max(np.where((g_lo <= 0) & (g_hi >= 0), 0.0, np.minimum(np.abs(g_lo), np.abs(g_hi)))))
+        g_lo = np.abs(z - np.clip(z - lo, self.lower, self.upper))
+        g_hi = np.abs(z - np.clip(z - hi, self.lower, self.upper))
+        value = float(np.max(np.maximum(g_lo, g_hi))) * (1.0 + 4.0 * np.finfo(float).eps)
         bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
         with np.errstate(invalid="ignore"):
             gap_lo = np.where(np.isfinite(self.lower), z - self.lower, np.inf)
             gap_hi = np.where(np.isfinite(self.upper), self.upper - z, np.inf)
             prod = np.where(w > 0, gap_lo * w, np.where(w < 0, gap_hi * -w, 0.0))
         comp = float(np.sum(np.abs(prod)))
-        scale = data_scale(self.q)
-        return Residual(value=max(0.0, beyond, bound) / scale, natural=natural, z_violation=bound, w_violation=0.0,
-                        complementarity=comp, equation=0.0, scale=scale)
+        if not np.all(np.isfinite(z)):
+            value = np.inf
+        return Residual(value=max(value, bound), natural=natural, z_violation=bound, w_violation=0.0,
+                        complementarity=comp, equation=0.0, scale=float(np.max(s))), w
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:
-        return self.residual(x), self.M @ x + self.q
+        return self._residual(np.asarray(x, dtype=np.float64).reshape(-1))
+
+
+_certificate_api(MixedLCP)
+_certificate_api(BoxLCP)

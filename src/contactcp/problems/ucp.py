@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InvalidProblemError
 from ..result import Residual
 from .._validate import matrix, vector
-from ._base import Problem, complementarity_residual, data_scale, require, affine_residual
+from ._base import Problem, complementarity_residual, require, scaled_residual
 
 __all__ = ["UCP"]
 
@@ -48,20 +48,22 @@ class UCP(Problem):
         return self.n
 
     def residual(self, x: Any, y: Any) -> Residual:
-        """``max(||min(x, y)||_inf, ||A_x x - b_x||_inf, ||A_y y - b_y||_inf) / scale``.
+        """``max(||min(x, y)||_inf, max_k |(A_x x - b_x)_k| / s_k, max_k |(A_y y - b_y)_k| / s_k)``.
 
-        ``scale = max(1, |b_x|, |b_y|)`` (the data); the equation parts count only beyond the
-        error bound of ``A x - b`` computed in doubled precision (:func:`affine_residual`), so that
-        large ``x``, ``y`` neither hide a violation nor fail on round-off.
+        Each equation row ``k`` is measured in its own scale ``s_k = max(|b_k|, sum_j |A_kj| min(|x_j|, Z_j))``, and
+        by an upper bound of its exact value (:func:`~contactcp.problems._base.scaled_residual`), so
+        that neither large ``x``, ``y`` nor rounding hides a violation and a row with small data is
+        not excused by the size of the others.  ``scale`` reports the largest row scale.
         """
         x = self._point(x, "x")
         y = self._point(y, "y")
-        ex, ax = affine_residual(self.A_x, x, -self.b_x)
-        ey, ay = affine_residual(self.A_y, y, -self.b_y)
-        ex, ey = np.abs(ex), np.abs(ey)
-        eq = max(float(np.max(ex, initial=0.0)), float(np.max(ey, initial=0.0)))
-        beyond = max(float(np.max(ex - ax, initial=0.0)), float(np.max(ey - ay, initial=0.0)))
-        return complementarity_residual(x, y, eq, data_scale(self.b_x, self.b_y), beyond)
+        ex, lox, hix, sx = scaled_residual(self.A_x, x, -self.b_x)
+        ey, loy, hiy, sy = scaled_residual(self.A_y, y, -self.b_y)
+        eq = max(float(np.max(np.abs(ex), initial=0.0)), float(np.max(np.abs(ey), initial=0.0)))
+        beyond = max(float(np.max(np.maximum(np.abs(lox), np.abs(hix)), initial=0.0)),
+                     float(np.max(np.maximum(np.abs(loy), np.abs(hiy)), initial=0.0)))
+        scale = max(float(np.max(sx, initial=0.0)), float(np.max(sy, initial=0.0)))
+        return complementarity_residual(x, y, eq, scale, beyond)
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:
         if w is None:

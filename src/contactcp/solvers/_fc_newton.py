@@ -39,6 +39,7 @@ from .._registry import Raw, register
 from ..errors import InvalidOptionError
 from ..problems import FrictionContactProblem
 from ..result import Status
+from . import _fc_scale
 from ._fc_kernels import (abs_row_sums, ac_merit, ac_phi_D, desaxce_residual, gauss_seidel_sweeps,
                           reduced_newton_apply, reduced_newton_system)
 
@@ -334,13 +335,22 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     r = np.zeros(problem.size) if r0 is None else np.asarray(r0, dtype=float).reshape(-1).copy()
     if r.shape != (problem.size,) or not np.all(np.isfinite(r)):
         raise InvalidOptionError("r0", f"must be a finite vector of length {problem.size}")
+    problem, r, k = _fc_scale.apply(problem, r)
+    raw = _newton(problem, tol, max_iter, rho, rho_v, r0 is None, r, armijo, linear, sweeps)
+    raw.x, raw.w = _fc_scale.invert(raw.x, k), _fc_scale.invert(raw.w, k)
+    return raw
+
+
+def _newton(problem: FrictionContactProblem, tol: float, max_iter: int, rho: object, rho_v: np.ndarray,
+            cold: bool, r: np.ndarray, armijo: float, linear: str, sweeps: int) -> Raw:
+    d, mu, W, q = problem.dim, problem.mu, problem.W, problem.q
     sparse = problem.sparse
     wabs = None if sparse else abs_row_sums(W)
     single = [True]     # single-precision LU with refinement until it fails once
     nq = float(np.linalg.norm(q))
     qscale = nq if nq > np.finfo(float).tiny else 1.0
     u = W @ r + q
-    if r0 is None and sweeps and (not sparse or problem.size <= _DENSE_WARM_START_MAX):
+    if cold and sweeps and (not sparse or problem.size <= _DENSE_WARM_START_MAX):
         # the warm start's sweeps are a dense kernel; a sparse W of moderate size is densified
         # for them (3000 x 3000 doubles: 72 MB at most)
         start = r.copy()

@@ -18,6 +18,7 @@ from .._registry import Raw, register
 from ..errors import InvalidOptionError
 from ..problems import FrictionContactProblem
 from ..result import Status
+from . import _fc_scale
 
 
 @njit(cache=True, nogil=True)
@@ -101,6 +102,14 @@ def nsgs(problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000,
     r = np.zeros(problem.size) if r0 is None else np.asarray(r0, dtype=float).reshape(-1).copy()
     if r.shape != (problem.size,) or not np.all(np.isfinite(r)):
         raise InvalidOptionError("r0", f"must be a finite vector of length {problem.size}")
+    problem, r, k = _fc_scale.apply(problem, r)
+    q = problem.q
+    raw = _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter)
+    raw.x, raw.w = _fc_scale.invert(raw.x, k), _fc_scale.invert(raw.w, k)
+    return raw
+
+
+def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter) -> Raw:
     rho = np.empty(problem.n_c)
     for i in range(problem.n_c):
         blk = W[d * i:d * i + d, d * i:d * i + d]

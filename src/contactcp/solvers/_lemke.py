@@ -13,7 +13,7 @@ from ..problems import LCP, BoxLCP, MixedLCP
 from ..result import Status
 from . import _lemke_kernel as K
 from ._certificates import lcp_farkas
-from ._reductions import to_lcp
+from ._reductions import via_lcp
 
 _STATUS_TEXT = {
     K.SOLVED: "the artificial variable left the basis",
@@ -79,6 +79,8 @@ def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | No
             zh = None  # the ray of a transformed system is not a Farkas vector of the original
         cert = lcp_farkas(problem, zh, tol, "from Lemke's secondary ray" if zh is not None else "")
         stats["z0"] = float(z0)
+        if zh is not None:
+            stats["ray"] = zh
         if cert is not None:
             return Raw(None, Status.NO_SOLUTION, pivots,
                        "ray termination; the LCP is infeasible (verified Farkas certificate)",
@@ -174,17 +176,3 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
                 check_every=check_every, restarts=restarts, seed=seed)
     return via_lcp(problem, tol, lemke_lcp, opts)
-
-
-def via_lcp(problem, tol: float, lcp_method, opts: dict) -> Raw:
-    """Solve a mixed or box LCP through its standard-LCP reduction."""
-    lcp, recover, note = to_lcp(problem)
-    if lcp is None:
-        return Raw(recover(np.zeros(0)), Status.SOLVED, 0, note)
-    raw = lcp_method(lcp, tol, **opts)
-    raw.stats["reduction"] = note
-    raw.message = f"{raw.message} [{note}]"
-    if raw.x is not None:
-        raw.x = recover(raw.x)
-    raw.w = None
-    return raw

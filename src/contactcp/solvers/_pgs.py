@@ -22,10 +22,12 @@ from ..result import Status
 @njit(cache=True, nogil=True)
 def _pgs(M, q, z, omega, max_sweeps, tol):
     n = q.shape[0]
-    scale = 1.0
+    inv_scale = np.empty(n)          # 1 / s_i, the row scales of the residual (1 for a zero row)
     for i in range(n):
-        if abs(q[i]) > scale:
-            scale = abs(q[i])
+        s = abs(q[i])
+        for j in range(n):
+            s = max(s, abs(M[i, j]))
+        inv_scale[i] = 1.0 / s if s > 0.0 else 1.0
     for sweep in range(1, max_sweeps + 1):
         for i in range(n):
             s = q[i]
@@ -34,16 +36,16 @@ def _pgs(M, q, z, omega, max_sweeps, tol):
             v = z[i] - omega * s / M[i, i]
             z[i] = v if v > 0.0 else 0.0
         if sweep % 4 == 0:
-            # cheap convergence test on the natural map, relative to the data (as the residual)
+            # cheap convergence test on the row-scaled natural map (as the residual), with a margin
             worst = 0.0
             for i in range(n):
                 s = q[i]
                 for j in range(n):
                     s += M[i, j] * z[j]
-                m = abs(min(z[i], s))
+                m = abs(min(z[i], s * inv_scale[i]))
                 if m > worst:
                     worst = m
-            if worst <= tol * scale:
+            if worst <= 0.5 * tol:
                 return sweep
     return max_sweeps
 

@@ -1,0 +1,159 @@
+"""The tests' own oracles, in exact rational arithmetic, sharing no code with contactcp.
+
+They restate the library's contract (see ``contactcp.result.Residual`` and
+``contactcp.problems._farkas``) from its definitions, so a test that uses them fails when the
+library's own residual or certificate check is wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+
+
+def F(x) -> Fraction:
+    return Fraction(float(x))
+
+
+def _mat(M):
+    return [[F(v) for v in row] for row in np.asarray(M, dtype=float).tolist()]
+
+
+def _vec(v):
+    return [F(x) for x in np.asarray(v, dtype=float).reshape(-1).tolist()]
+
+
+def lcp_residual(M, q, z, free=None) -> Fraction:
+    """The contract's residual, exactly: ``max_i |min(z_i, w_i / s_i)|`` (``|w_i| / s_i`` on free rows),
+    ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))``, ``Z_j = fl(max|q| / max_i |M_ij|)``."""
+    Mf, qf, zf = _mat(M), _vec(q), _vec(z)
+    Mn = np.asarray(M, dtype=float)
+    n = len(qf)
+    free = np.zeros(n, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    qmax = float(np.abs(np.asarray(q, dtype=float)).max(initial=0.0))
+    Z = []
+    for j in range(n):
+        cmax = float(np.abs(Mn[:, j]).max(initial=0.0))
+        Z.append(None if cmax == 0.0 else F(qmax / cmax))      # the double-precision quotient
+    worst = Fraction(0)
+    for i in range(n):
+        w = qf[i] + sum(Mf[i][j] * zf[j] for j in range(n))
+        s = max(abs(qf[i]), sum(abs(Mf[i][j]) * (abs(zf[j]) if Z[j] is None else min(abs(zf[j]), Z[j]))
+                                for j in range(n)))
+        if s == 0:
+            ws = Fraction(0) if w == 0 else (Fraction(10**300) if w > 0 else Fraction(-10**300))
+        else:
+            ws = w / s
+        e = abs(ws) if free[i] else abs(min(zf[i], ws))
+        worst = max(worst, e)
+    return worst
+
+
+def farkas_proves(M, q, y, lower=None, upper=None) -> bool:
+    """Whether ``y`` (floats or Fractions) proves a box LCP (an LCP by default: lower 0, upper inf;
+    a mixed LCP: lower -inf, upper inf on its free variables) has no solution, exactly."""
+    Mf, qf = _mat(M), _vec(q)
+    n = len(qf)
+    lower = np.zeros(n) if lower is None else np.asarray(lower, dtype=float)
+    upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+    yf = [v if isinstance(v, Fraction) else F(v) for v in y]
+    if len(yf) != n or not any(yf):
+        return False
+    for i in range(n):
+        lo, up = np.isfinite(lower[i]), np.isfinite(upper[i])
+        if lo and not up and yf[i] < 0:
+            return False
+        if up and not lo and yf[i] > 0:
+            return False
+        if lo and up and yf[i] != 0:
+            return False
+    total = sum(qf[i] * yf[i] for i in range(n))
+    for j in range(n):
+        g = sum(Mf[i][j] * yf[i] for i in range(n))
+        if g > 0:
+            if not np.isfinite(upper[j]):
+                return False
+            total += g * F(upper[j])
+        elif g < 0:
+            if not np.isfinite(lower[j]):
+                return False
+            total += g * F(lower[j])
+    return total < 0
+
+
+def certificate_proves(M, q, cert, lower=None, upper=None) -> bool:
+    """A result's Farkas certificate, checked here: its rational vector when it has one, else its floats."""
+    y = cert.exact if cert.exact is not None else cert.vector
+    return farkas_proves(M, q, y, lower, upper)
+
+
+def _solve(A, b):
+    """Exact Gauss-Jordan: a solution of ``A x = b`` (free variables 0), or None when inconsistent."""
+    m, n = len(A), (len(A[0]) if A else 0)
+    R = [row[:] + [bi] for row, bi in zip(A, b)]
+    piv, r = [], 0
+    for c in range(n):
+        p = next((i for i in range(r, m) if R[i][c] != 0), None)
+        if p is None:
+            continue
+        R[r], R[p] = R[p], R[r]
+        inv = 1 / R[r][c]
+        R[r] = [v * inv for v in R[r]]
+        for i in range(m):
+            if i != r and R[i][c] != 0:
+                f = R[i][c]
+                R[i] = [a - f * bb for a, bb in zip(R[i], R[r])]
+        piv.append(c)
+        r += 1
+    if any(R[i][n] != 0 for i in range(r, m)):
+        return None
+    x = [Fraction(0)] * n
+    for i, c in enumerate(piv):
+        x[c] = R[i][n]
+    return x
+
+
+def exact_lcp_basic_solutions(M, q) -> list[list[Fraction]]:
+    """The LCP's solutions at its nonsingular complementary bases, exactly: for every support ``S``
+    with ``M_SS`` nonsingular, ``z_S = -M_SS^-1 q_S`` (0 elsewhere) when ``z >= 0`` and ``w >= 0``.
+    Every nondegenerate solution is among them; a problem that has only degenerate solutions (a
+    singular ``M_SS`` at each) may have solutions that this list misses, so an empty list is a
+    necessary condition for "no solution", not a proof."""
+    Mf, qf = _mat(M), _vec(q)
+    n = len(qf)
+    out = []
+    for r in range(n + 1):
+        for S in itertools.combinations(range(n), r):
+            S = list(S)
+            A = [[Mf[i][j] for j in S] for i in S]
+            if S and _rank(A) < len(S):
+                continue
+            zS = _solve(A, [-qf[i] for i in S]) if S else []
+            z = [Fraction(0)] * n
+            for j, v in zip(S, zS):
+                z[j] = v
+            if any(v < 0 for v in z):
+                continue
+            w = [qf[i] + sum(Mf[i][j] * z[j] for j in range(n)) for i in range(n)]
+            if all(v >= 0 for v in w):
+                out.append(z)
+    return out
+
+
+def _rank(A) -> int:
+    R = [row[:] for row in A]
+    m, n = len(R), (len(R[0]) if R else 0)
+    r = 0
+    for c in range(n):
+        p = next((i for i in range(r, m) if R[i][c] != 0), None)
+        if p is None:
+            continue
+        R[r], R[p] = R[p], R[r]
+        for i in range(r + 1, m):
+            if R[i][c] != 0:
+                f = R[i][c] / R[r][c]
+                R[i] = [a - f * b for a, b in zip(R[i], R[r])]
+        r += 1
+    return r
