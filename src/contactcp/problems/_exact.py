@@ -1,4 +1,4 @@
-"""Exact sign of ``A^T y`` and ``b^T y`` for floating-point data, for infeasibility proofs.
+"""Exact arithmetic on floating-point data: signs for infeasibility proofs, rows for residuals.
 
 A Farkas vector proves infeasibility only if its inequalities hold *exactly*
 (a tolerance turns "no solution" into "no solution of norm below a bound").
@@ -61,25 +61,6 @@ def exact_dot(b: np.ndarray, y: np.ndarray) -> float:
     return float(exact_transpose_product(np.asarray(b, dtype=np.float64).reshape(-1, 1), y)[0])
 
 
-def exact_farkas(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool) -> tuple[np.ndarray, str] | None:
-    """A vector proving ``G^T y <= 0``, ``h^T y < 0`` (and ``y >= 0`` when ``signed``) *exactly*,
-    from the float candidate ``y``: ``y`` itself if its signs hold exactly, else ``y`` with the
-    dust below 1e-13 of its largest entry removed, else the rational recomputation of
-    :func:`rational_certificate`.  Returns ``(vector, "exact" | "rational")``, or None when none
-    of them is a proof."""
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    if signed:
-        y = np.maximum(y, 0.0)
-    big = float(np.abs(y).max(initial=0.0))
-    if not big > 0:
-        return None
-    for yc in (y, np.where(np.abs(y) > 1e-13 * big, y, 0.0)):
-        if float(exact_transpose_product(G, yc).max(initial=0.0)) <= 0.0 and exact_dot(h, yc) < 0.0:
-            return yc, "exact"
-    yr = rational_certificate(G, h, y, signed)
-    return None if yr is None else (yr, "rational")
-
-
 def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list[Fraction]) -> list[Fraction] | None:
     """A solution of ``rows x = rhs`` in exact arithmetic: Gauss–Jordan elimination; free variables
     keep their ``guess``.  None when the system is inconsistent."""
@@ -109,53 +90,6 @@ def _solve_rational(rows: list[list[Fraction]], rhs: list[Fraction], guess: list
     for i, c in enumerate(pivots):
         x[c] = A[i][n] - sum((A[i][k] * x[k] for k in free), Fraction(0))
     return x
-
-
-def rational_certificate(G: np.ndarray, h: np.ndarray, y: np.ndarray, signed: bool, *, max_support: int = 60,
-                         active_rtol: float = 1e-8) -> np.ndarray | None:
-    """A rational vector near ``y`` with ``G^T y <= 0``, ``h^T y < 0`` (``y >= 0`` if ``signed``), exactly.
-
-    A floating-point Farkas vector usually meets ``(G^T y)_j = 0`` (which the
-    proof needs on some columns, e.g. for a positive semidefinite ``M``) only
-    up to round-off.  Here the support ``S`` of ``y`` and the columns ``J``
-    where ``G^T y`` is zero up to ``active_rtol`` are kept, ``y_S`` is
-    recomputed in rational arithmetic from ``G_{S,J}^T y_S = 0`` and
-    ``h_S^T y_S = h^T y`` (its float value, negative; free components keep
-    their float values), and every condition is then checked exactly.
-    Returns the proving vector (the floats nearest its rational entries; the
-    proof is about the rational one), or None when the support exceeds
-    ``max_support`` (cost) or any check fails.  With floats as the data, a
-    problem that is infeasible only up to round-off (e.g. ``M = B B^T`` formed
-    in floating point with a planted null vector) has no such proof, and
-    rightly so: its floats may have a solution of enormous norm.
-    """
-    y = np.asarray(y, dtype=float)
-    if signed:
-        y = np.maximum(y, 0.0)
-    if not y.any():
-        return None
-    S = np.flatnonzero(np.abs(y) > 1e-12 * np.abs(y).max())
-    if S.size > max_support:
-        return None
-    hy = float(h[S] @ y[S])
-    if not hy < 0:
-        return None
-    v = G[S].T @ y[S]
-    scale = float((np.abs(G[S]).T @ np.abs(y[S])).max(initial=0.0))
-    J = np.flatnonzero(np.abs(v) <= active_rtol * max(scale, np.finfo(float).tiny))
-    rows = [[Fraction(float(G[i, j])) for i in S] for j in J] + [[Fraction(float(h[i])) for i in S]]
-    rhs = [Fraction(0)] * len(J) + [Fraction(hy)]
-    ys = _solve_rational(rows, rhs, [Fraction(float(y[i])) for i in S])
-    if ys is None or (signed and any(val < 0 for val in ys)):
-        return None
-    for j in range(G.shape[1]):
-        if sum((Fraction(float(G[i, j])) * yi for i, yi in zip(S, ys) if G[i, j] != 0), Fraction(0)) > 0:
-            return None
-    if not sum((Fraction(float(h[i])) * yi for i, yi in zip(S, ys) if h[i] != 0), Fraction(0)) < 0:
-        return None
-    out = np.zeros(y.shape[0])
-    out[S] = [float(v) for v in ys]
-    return out
 
 
 def _dyadic(v: float) -> tuple[int, int]:

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._exact import _dyadic, _solve_rational, exact_dot, exact_transpose_product
+from ._exact import _dyadic, _solve_rational, exact_dot, exact_transpose_product, float_up
 
 __all__ = ["FarkasSystem", "FarkasProof", "SIGN_NONNEG", "SIGN_NONPOS", "SIGN_FREE", "SIGN_ZERO"]
 
@@ -123,7 +123,7 @@ class FarkasSystem:
             v = exact_dot(self.h, y)
             return v if v < 0 else None
         total = _exact_value(self.G, self.h, b, y)
-        return _float_up(total) if total < 0 else None
+        return float_up(total) if total < 0 else None
 
     def check_rational(self, y: list[Fraction]) -> Fraction | None:
         """The exact margin for a rational ``y`` when it is a proof, else None."""
@@ -245,7 +245,7 @@ class FarkasSystem:
         v = self.check(vec)
         if v is not None:
             return FarkasProof(vec, None, "exact", v)
-        return FarkasProof(vec, tuple(full), "rational", _float_up(total))
+        return FarkasProof(vec, tuple(full), "rational", float_up(total))
 
 
 def _exact_value(G: np.ndarray, h: np.ndarray, b: np.ndarray, y: np.ndarray) -> Fraction:
@@ -267,11 +267,3 @@ def _exact_value(G: np.ndarray, h: np.ndarray, b: np.ndarray, y: np.ndarray) -> 
         return Fraction(0)
     K = max(k for _, k in terms)
     return Fraction(sum(m << (K - k) for m, k in terms), 1 << K)
-
-
-def _float_up(v: Fraction) -> float:
-    try:
-        f = float(v)
-    except OverflowError:
-        return math.copysign(math.inf, v)
-    return f if Fraction(f) >= v else math.nextafter(f, math.inf)

@@ -36,6 +36,7 @@ class Farkas:
     free: np.ndarray
     min_ATu: float
     bTu: float
+    exact: tuple | None = None      #: the rational vector the proof is about, when ``u``'s floats are not one
 
 
 _CLEAN_REL = 1e-12
@@ -380,19 +381,16 @@ def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas) -> Farkas | None:
     """The independent check that ``f`` proves ``{x >= 0 : A x = b, x[~free] = 0}`` empty:
     ``A[:, free]^T u >= 0`` and ``b^T u < 0`` *exactly* for the caller's floats (exact signs;
     failing that, ``u`` without round-off dust or recomputed on its support in rational arithmetic,
-    :func:`contactcp.problems._exact.exact_farkas`).  Returns the proving Farkas vector (possibly
-    that cleaned-up one), or None: a vector that holds only up to a tolerance is no proof."""
-    from ..problems._exact import exact_farkas
-    u = np.asarray(f.u, dtype=float)
-    if u.shape != (A.shape[0],) or not np.all(np.isfinite(u)) or not np.any(u):
-        return None
-    u = u * 2.0 ** -np.floor(np.log2(np.abs(u).max()))      # exact scaling into a safe range
+    :meth:`contactcp.problems._farkas.FarkasSystem.prove`).  Returns the proving Farkas vector (with
+    its rational form in ``exact`` when the floats alone do not prove it), or None: a vector that
+    holds only up to a tolerance is no proof."""
+    from ..problems._farkas import FarkasSystem
     Af = A[:, f.free]
-    proof = exact_farkas(-Af, b, u, signed=False)
+    proof = FarkasSystem.polyhedron(Af, b).prove(f.u)
     if proof is None:
         return None
-    v = proof[0]
-    return Farkas(v, f.free, float((Af.T @ v).min(initial=0.0)), float(b @ v))
+    v = proof.vector
+    return Farkas(v, f.free, float((Af.T @ v).min(initial=0.0)), float(b @ v), proof.exact)
 
 
 def _key(x: np.ndarray) -> bytes:

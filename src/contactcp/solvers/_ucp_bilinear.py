@@ -39,7 +39,7 @@ def empty_certificate(poly: Polyhedron, which: str) -> Certificate | None:
     return Certificate(kind="farkas_polyhedron", vector=f.u,
                        description=f"{which} is empty: u with A^T u >= 0 and b^T u < 0 (Farkas' lemma) "
                                    f"on the rows of A_{which.lower()}, b_{which.lower()}, signs checked exactly",
-                       checks={"min_ATu": f.min_ATu, "bTu": f.bTu}, verified=True)
+                       checks={"min_ATu": f.min_ATu, "bTu": f.bTu}, verified=True, exact=f.exact)
 
 
 def polyhedra(problem: UCP) -> tuple[Polyhedron, Polyhedron]:
