@@ -22,7 +22,8 @@ from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, Unk
 from .problems import Problem
 from .result import Certificate, Result, Status
 
-__all__ = ["Raw", "register", "solve", "methods", "method_info", "DEFAULT_TOL"]
+__all__ = ["Raw", "register", "solve", "methods", "method_info", "DEFAULT_TOL", "integer", "real", "boolean",
+           "choice", "vector"]
 
 DEFAULT_TOL = 1e-9
 
@@ -48,9 +49,20 @@ class MethodSpec:
     description: str
     options: tuple[str, ...]
     option_types: dict[str, tuple[str, bool]] = field(default_factory=dict)   # option -> (type, may be None)
+    checks: dict[str, "Opt"] = field(default_factory=dict)                    # option -> declared check
+    applies_to: Callable[[Problem], str] | None = None                        # "" or why it does not apply
 
     def applies(self, problem: Problem) -> bool:
-        return isinstance(problem, self.problem_types)
+        return isinstance(problem, self.problem_types) and not self.why_not(problem)
+
+    def why_not(self, problem: Problem) -> str:
+        """Why the method does not apply to this instance ("" when it does)."""
+        return self.applies_to(problem) if self.applies_to is not None else ""
+
+    def validate(self, options: dict[str, Any], problem: Problem) -> dict[str, Any]:
+        """Every option checked (declared checks, else its annotation) and converted."""
+        self.check_types({k: v for k, v in options.items() if k not in self.checks})
+        return {k: (self.checks[k].check(k, v, problem) if k in self.checks else v) for k, v in options.items()}
 
     def check_types(self, options: dict[str, Any]) -> None:
         """Options annotated bool, int, float or str (optionally "| None") must have that type (ints are
@@ -70,12 +82,118 @@ class MethodSpec:
                 raise InvalidOptionError(key, f"must be {what} for method {self.name!r}, got {value!r}")
 
 
+class Opt:
+    """How an option is checked (and converted) before a method runs: :func:`integer`, :func:`real`,
+    :func:`boolean`, :func:`choice`, :func:`vector`.  ``none`` allows None."""
+
+    __slots__ = ("kind", "lo", "hi", "lo_open", "hi_open", "none", "values", "size", "positive")
+
+    def __init__(self, kind: str, *, lo=None, hi=None, lo_open=False, hi_open=False, none=False, values=(),
+                 size="n", positive=False):
+        self.kind, self.lo, self.hi, self.lo_open, self.hi_open = kind, lo, hi, lo_open, hi_open
+        self.none, self.values, self.size, self.positive = none, tuple(values), size, positive
+
+    def describe(self) -> str:
+        if self.kind == "choice":
+            what = "one of " + ", ".join(repr(v) for v in self.values)
+        elif self.kind == "bool":
+            what = "True or False"
+        elif self.kind == "vector":
+            what = {"n": "a finite vector of the problem's size", "n_c": "a finite vector of length n_c",
+                    "scalar_or_n_c": "a finite number or a vector of length n_c"}[self.size]
+            if self.positive:
+                what = what.replace("finite", "positive finite")
+        else:
+            what = "an integer" if self.kind == "int" else "a finite number"
+            if self.lo is not None and self.hi is not None:
+                what += f" in {'(' if self.lo_open else '['}{self.lo:g}, {self.hi:g}{')' if self.hi_open else ']'}"
+            elif self.lo is not None:
+                what += f" {'>' if self.lo_open else '>='} {self.lo:g}"
+            elif self.hi is not None:
+                what += f" {'<' if self.hi_open else '<='} {self.hi:g}"
+        return what + (" (or None)" if self.none else "")
+
+    def check(self, name: str, value: Any, problem: Problem) -> Any:
+        """The value to pass on (vectors as float arrays), or :class:`InvalidOptionError`."""
+        if value is None:
+            if self.none:
+                return None
+            raise InvalidOptionError(name, f"must be {self.describe()}, got None")
+        bad = InvalidOptionError(name, f"must be {self.describe()}, got {_short(value)}")
+        if self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            return bool(value)
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.values:
+                raise bad
+            return value
+        if self.kind == "vector":
+            return self._vector(name, value, problem, bad)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise bad
+        if self.kind == "int" and not isinstance(value, (int, np.integer)):
+            raise bad
+        if not math.isfinite(value):
+            raise bad
+        if self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)):
+            raise bad
+        if self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)):
+            raise bad
+        return int(value) if self.kind == "int" else float(value)
+
+    def _vector(self, name: str, value: Any, problem: Problem, bad: InvalidOptionError) -> np.ndarray:
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
+        if arr is None or arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+            raise bad
+        arr = np.array(arr, dtype=np.float64)
+        if self.size == "scalar_or_n_c" and arr.ndim == 0:
+            arr = np.full(getattr(problem, "n_c", 1), float(arr))
+        want = problem.size if self.size == "n" else getattr(problem, "n_c", problem.size)
+        arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
+        if arr.shape != (want,) or not np.all(np.isfinite(arr)) or (self.positive and not np.all(arr > 0)):
+            raise InvalidOptionError(name, f"must be {self.describe()} ({want}), got {_short(value)}")
+        return arr
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def integer(lo: int | None = None, hi: int | None = None, *, none: bool = False) -> Opt:
+    return Opt("int", lo=lo, hi=hi, none=none)
+
+
+def real(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
+         none: bool = False) -> Opt:
+    return Opt("float", lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, none=none)
+
+
+def boolean() -> Opt:
+    return Opt("bool")
+
+
+def choice(*values: str) -> Opt:
+    return Opt("choice", values=values)
+
+
+def vector(size: str = "n", *, positive: bool = False, none: bool = True) -> Opt:
+    return Opt("vector", size=size, positive=positive, none=none)
+
+
 _REGISTRY: dict[str, list[MethodSpec]] = {}
 _DEFAULTS: dict[type, str] = {}
 
 
-def register(name: str, *problem_types: type, description: str = "", default: bool = False):
-    """Decorator: register ``func(problem, tol, **options) -> Raw`` as method ``name``."""
+def register(name: str, *problem_types: type, description: str = "", default: bool = False,
+             options: dict[str, Opt] | None = None, applies: Callable[[Problem], str] | None = None):
+    """Decorator: register ``func(problem, tol, **options) -> Raw`` as method ``name``.
+
+    ``options`` declares how options are checked (:func:`integer`, :func:`real`, :func:`boolean`,
+    :func:`choice`, :func:`vector`); undeclared ones are type-checked from their annotations.
+    ``applies(problem)`` returns why the method cannot run on an instance ("" when it can):
+    :func:`methods` lists a method only where it applies."""
     def deco(func: Callable[..., Raw]) -> Callable[..., Raw]:
         params = inspect.signature(func).parameters
         opts = tuple(p for p in params if p not in ("problem", "tol"))
@@ -88,7 +206,10 @@ def register(name: str, *problem_types: type, description: str = "", default: bo
             base = ann.removesuffix("|None")
             if base in ("bool", "int", "float", "str"):
                 types[p] = (base, base != ann)
-        spec = MethodSpec(name, tuple(problem_types), func, doc, opts, types)
+        unknown = set(options or {}) - set(opts)
+        if unknown:
+            raise TypeError(f"method {name!r}: checks declared for unknown options {sorted(unknown)}")
+        spec = MethodSpec(name, tuple(problem_types), func, doc, opts, types, dict(options or {}), applies)
         _REGISTRY.setdefault(name, []).append(spec)
         _SPEC_CACHE.clear()
         if default:
@@ -149,7 +270,7 @@ def _find(problem: Problem, method: str) -> MethodSpec:
         raise UnknownMethodError(repr(method), problem.kind, methods(problem), "method must be a string")
     specs = _REGISTRY.get(method.lower(), [])
     for spec in specs:
-        if spec.applies(problem):
+        if isinstance(problem, spec.problem_types):
             return spec
     why = "does not apply" if specs else "unknown method"
     raise UnknownMethodError(method, problem.kind, methods(problem), why)
@@ -180,7 +301,7 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             if key not in spec.options:
                 raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
                                               f"{', '.join(spec.options) or 'none'}")
-        spec.check_types(options)
+        options = spec.validate(options, problem)
     t0 = time.perf_counter()
     try:
         raw = spec.func(problem, tol, **options)

@@ -18,8 +18,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from .._registry import Raw, register
-from ..errors import InvalidOptionError
+from .._registry import Raw, boolean, integer, register
 from ..problems import LCP
 from ..result import Status
 from ._lemke import lemke_lcp
@@ -42,7 +41,8 @@ def _solve_block(M_FF: np.ndarray, rhs: np.ndarray, symmetric: bool) -> np.ndarr
     return sla.lu_solve((lu, piv), rhs, check_finite=False)
 
 
-@register("bpp", LCP, description="block principal pivoting (Júdice–Pires) with Lemke fallback")
+@register("bpp", LCP, description="block principal pivoting (Júdice–Pires) with Lemke fallback",
+          options={"max_iter": integer(1, none=True), "backup": integer(0), "fallback": boolean()})
 def bpp(problem: LCP, tol: float, *, max_iter: int | None = None, backup: int = 3,
         fallback: bool = True) -> Raw:
     """Block principal pivoting.
@@ -57,8 +57,6 @@ def bpp(problem: LCP, tol: float, *, max_iter: int | None = None, backup: int = 
     n = q.shape[0]
     if max_iter is None:
         max_iter = max(50, 2 * n)
-    if not isinstance(backup, int) or backup < 0:
-        raise InvalidOptionError("backup", f"must be an integer >= 0, got {backup!r}")
     symmetric = bool(np.allclose(M, M.T, rtol=0.0, atol=1e-14 * max(1.0, float(np.abs(M).max()))))
     eps = 1e-13 * max(1.0, float(np.abs(q).max()))
     F = q < 0

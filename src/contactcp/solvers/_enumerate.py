@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 from scipy.optimize import linprog
 
-from .._registry import Raw, register
+from .._registry import Raw, boolean, integer, register
 from ..errors import InvalidOptionError
 from ..problems import LCP
 from ..result import Certificate, Status
@@ -94,7 +94,12 @@ def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None
     return z
 
 
-@register("enumerate", LCP, description="all 2^n complementary supports (small n): every solution, or a proof of none")
+def _enumerate_applies(problem: LCP) -> str:
+    return "" if problem.n <= 16 else f"n = {problem.n} needs 2^{problem.n} solves (max_n = 16 by default)"
+
+
+@register("enumerate", LCP, description="all 2^n complementary supports (small n): every solution, or a proof of none",
+          options={"max_n": integer(1, 30), "all_solutions": boolean()}, applies=_enumerate_applies)
 def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions: bool = True) -> Raw:
     """Support enumeration.
 

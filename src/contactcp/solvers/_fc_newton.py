@@ -35,8 +35,7 @@ from scipy.linalg import lapack
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._registry import Raw, register
-from ..errors import InvalidOptionError
+from .._registry import Raw, choice, integer, real, register, vector
 from ..problems import FrictionContactProblem
 from ..result import Status
 from . import _fc_scale
@@ -298,6 +297,9 @@ def _lm_solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
 
 
 @register("newton", FrictionContactProblem, default=True,
+          options={"max_iter": integer(1), "rho": vector("scalar_or_n_c", positive=True), "r0": vector(),
+                   "armijo": real(0.0, 0.5, lo_open=True, hi_open=True), "linear": choice("auto", "lu", "gmres"),
+                   "sweeps": integer(0)},
           description="semismooth Newton on the Alart–Curnier function, Armijo line search")
 def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 100, rho: object = None,
               r0: object = None, armijo: float = 1e-4, linear: str = "auto", sweeps: int = 4) -> Raw:
@@ -318,23 +320,11 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     linear : Newton systems by ``"lu"``, ``"gmres"`` (dense W) or ``"auto"`` (GMRES above
         ``GMRES_ABOVE`` active rows)
     """
-    if linear not in ("auto", "lu", "gmres"):
-        raise InvalidOptionError("linear", f"must be 'auto', 'lu' or 'gmres', got {linear!r}")
-    if not isinstance(max_iter, int) or max_iter < 1:
-        raise InvalidOptionError("max_iter", f"must be a positive integer, got {max_iter!r}")
-    if isinstance(sweeps, bool) or not isinstance(sweeps, (int, np.integer)) or sweeps < 0:
-        raise InvalidOptionError("sweeps", f"must be a non-negative integer, got {sweeps!r}")
-    d, mu, W, q = problem.dim, problem.mu, problem.W, problem.q
-    n_c = problem.n_c
     if rho is None:
         rho_v = default_rho(problem)
     else:
-        rho_v = np.broadcast_to(np.asarray(rho, dtype=float), (n_c,)).copy()
-        if not np.all(np.isfinite(rho_v)) or (rho_v <= 0).any():
-            raise InvalidOptionError("rho", "must be positive and finite")
-    r = np.zeros(problem.size) if r0 is None else np.asarray(r0, dtype=float).reshape(-1).copy()
-    if r.shape != (problem.size,) or not np.all(np.isfinite(r)):
-        raise InvalidOptionError("r0", f"must be a finite vector of length {problem.size}")
+        rho_v = rho.copy()
+    r = np.zeros(problem.size) if r0 is None else r0.copy()
     problem, r, k = _fc_scale.apply(problem, r)
     raw = _newton(problem, tol, max_iter, rho, rho_v, r0 is None, r, armijo, linear, sweeps)
     raw.x, raw.w = _fc_scale.invert(raw.x, k), _fc_scale.invert(raw.w, k)

@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._registry import Raw, register
-from ..errors import InvalidOptionError
+from .._registry import Raw, integer, register, vector
 from ..problems import FrictionContactProblem
 from ..result import Status
 from . import _fc_scale
@@ -81,7 +80,8 @@ def _sweeps(W, q, mu, d, r, u, rho, n_sweeps, local_iter, local_tol):
 
 
 @register("nsgs", FrictionContactProblem,
-          description="non-smooth Gauss–Seidel with projected local solves (dense W)")
+          description="non-smooth Gauss–Seidel with projected local solves (dense W)",
+          options={"max_sweeps": integer(1), "local_iter": integer(1), "r0": vector()})
 def nsgs(problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000, local_iter: int = 50,
          r0: object = None) -> Raw:
     """Projected Gauss–Seidel over contacts.
@@ -92,16 +92,10 @@ def nsgs(problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000,
     local_iter : fixed-point iterations of each local solve (default 50)
     r0 : starting reactions (default zero)
     """
-    if not isinstance(max_sweeps, int) or max_sweeps < 1:
-        raise InvalidOptionError("max_sweeps", f"must be a positive integer, got {max_sweeps!r}")
-    if not isinstance(local_iter, int) or local_iter < 1:
-        raise InvalidOptionError("local_iter", f"must be a positive integer, got {local_iter!r}")
     d = problem.dim
     W = problem.W.toarray() if problem.sparse else np.ascontiguousarray(problem.W)
     q, mu = problem.q, problem.mu
-    r = np.zeros(problem.size) if r0 is None else np.asarray(r0, dtype=float).reshape(-1).copy()
-    if r.shape != (problem.size,) or not np.all(np.isfinite(r)):
-        raise InvalidOptionError("r0", f"must be a finite vector of length {problem.size}")
+    r = np.zeros(problem.size) if r0 is None else r0.copy()
     problem, r, k = _fc_scale.apply(problem, r)
     q = problem.q
     raw = _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter)

@@ -63,9 +63,8 @@ from typing import Any, Callable
 import numpy as np
 import scipy.linalg as sla
 
-from .._registry import Raw, register
-from .._validate import vector
-from ..errors import InvalidOptionError, InvalidProblemError
+from .._registry import Raw, boolean, choice, integer, real, register, vector
+from ..errors import InvalidOptionError
 from ..problems import LCP
 from ..result import Residual, Status
 from ._certificates import lcp_farkas
@@ -198,23 +197,6 @@ def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates",
 # options and start
 
 
-def _int_option(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _positive_vector(name: str, value: Any, n: int) -> np.ndarray:
-    try:
-        v = vector(value, name, n)
-    except (InvalidProblemError, ValueError) as exc:
-        raise InvalidOptionError(name, str(exc)) from None
-    if not np.all(v > 0):
-        raise InvalidOptionError(name, f"must be strictly positive (an interior point); "
-                                       f"min is {float(v.min())!r}")
-    return np.array(v)
-
-
 def _default_start(M: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A well-centred positive start of a size matched to the data (Mehrotra-style shifts).
 
@@ -273,7 +255,6 @@ def _feasible_start(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> tuple[np.nda
 
 
 def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any, start: str = "auto") -> tuple[np.ndarray, np.ndarray, str]:
-    n = q.shape[0]
     if z0 is None:
         if w0 is not None:
             raise InvalidOptionError("w0", "needs z0 as well")
@@ -284,7 +265,7 @@ def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any, start: str = "auto") 
                 return feas[0], feas[1], "feasible (default start, phase-1 LP when needed)"
             return z, w, "infeasible (no strictly feasible point found: the infeasible-start fallback)"
         return z, w, "infeasible (default start)"
-    z = _positive_vector("z0", z0, n)
+    z = np.array(z0, dtype=float)
     Mzq = M @ z + q
     scale = max(1.0, float(np.max(np.abs(q) + np.abs(M) @ z)))
     if w0 is None:
@@ -292,7 +273,7 @@ def _start(M: np.ndarray, q: np.ndarray, z0: Any, w0: Any, start: str = "auto") 
             return z, Mzq, "feasible (z0 given, w0 = M z0 + q > 0)"
         floor = max(1.0, float(np.abs(z).max()))
         return z, np.maximum(Mzq, floor), "infeasible (z0 given, M z0 + q not positive)"
-    w = _positive_vector("w0", w0, n)
+    w = np.array(w0, dtype=float)
     if np.max(np.abs(w - Mzq)) <= 1e-10 * scale:
         return z, w, "feasible (z0, w0 given)"
     return z, w, "infeasible (z0, w0 given, w0 != M z0 + q)"
@@ -341,7 +322,10 @@ def _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, decrease) -> float:
 
 @register("interior-point", LCP,
           description="infeasible-start interior-point path following (Kojima–Megiddo–Noma–Yoshise) "
-                      "with purification")
+                      "with purification",
+          options={"max_iter": integer(1), "sigma": real(0.0, 1.0, lo_open=True, hi_open=True, none=True),
+                   "z0": vector(positive=True), "w0": vector(positive=True), "purify": boolean(),
+                   "start": choice("auto", "infeasible")})
 def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: float | None = None,
                    z0: Any = None, w0: Any = None, purify: bool = True, start: str = "auto") -> Raw:
     """Infeasible-start interior-point method (KMNY path following) with purification.
@@ -367,16 +351,6 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
     """
     M, q = problem.M, problem.q
     n = q.shape[0]
-    max_iter = _int_option("max_iter", max_iter)
-    if sigma is not None:
-        if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating, np.integer)) \
-                or not 0.0 < float(sigma) < 1.0:
-            raise InvalidOptionError("sigma", f"must be a number in (0, 1) or None, got {sigma!r}")
-        sigma = float(sigma)
-    if not isinstance(purify, (bool, np.bool_)):
-        raise InvalidOptionError("purify", f"must be True or False, got {purify!r}")
-    if start not in ("auto", "infeasible"):
-        raise InvalidOptionError("start", f"must be 'auto' or 'infeasible', got {start!r}")
     z, w, start = _start(M, q, z0, w0, start)
     guarantee, monotone = matrix_class(M)
     symmetric = bool(np.array_equal(M, M.T))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Raw, register
+from .._registry import Raw, boolean, integer, real, register
 from .._validate import index_mask, vector
 from ..errors import InvalidOptionError
 from ..problems import LCP, BoxLCP, MixedLCP
@@ -136,7 +136,10 @@ def _warm_start(M: np.ndarray, q: np.ndarray, basis: Any) -> tuple[np.ndarray, n
 
 
 @register("lemke", LCP, MixedLCP, BoxLCP, default=True,
-          description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)")
+          description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)",
+          options={"max_iter": integer(1, none=True), "piv_tol": real(0.0, 1.0, lo_open=True, hi_open=True),
+                   "lexicographic": boolean(), "check_every": integer(0), "restarts": integer(0),
+                   "seed": integer(0)})
 def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
           piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
           restarts: int = 3, seed: int = 0) -> Raw:

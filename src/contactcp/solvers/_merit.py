@@ -58,7 +58,8 @@ import numpy as np
 from scipy.optimize import least_squares, minimize
 from threadpoolctl import ThreadpoolController
 
-from .._registry import Raw, register
+from .._registry import Raw, boolean, integer, real, register
+from .._registry import vector as vector_option
 from .._validate import vector
 from ..errors import InvalidOptionError, InvalidProblemError
 from ..problems import LCP, MixedLCP, MixedNCP
@@ -457,12 +458,6 @@ def _one_blas_thread():
 # options
 
 
-def _int_option(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _vector_option(name: str, value: Any, size: int) -> np.ndarray:
     try:
         return np.array(vector(value, name, size), dtype=float)
@@ -522,7 +517,9 @@ def _threshold(run: _Run, ftol: float | None, tol: float) -> float:
 
 @register("merit", LCP, MixedLCP, MixedNCP,
           description="Buffo–Maciel merit function (eq. (4)) minimised over the box (eq. (3)) "
-                      "by scipy's trf least squares or L-BFGS-B")
+                      "by scipy's trf least squares or L-BFGS-B",
+          options={"max_iter": integer(1, none=True), "ftol": real(0.0, none=True), "multistart": integer(0),
+                   "polish": boolean(), "x0": vector_option()})
 def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0: Any = None,
           max_iter: int | None = None, ftol: float | None = None, multistart: int = 5,
           seed: Any = 0, polish: bool = True) -> Raw:
@@ -597,15 +594,7 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
     if name is None:
         raise InvalidOptionError("backend", f"must be one of {', '.join(repr(b) for b in BACKENDS)}, "
                                             f"got {backend!r}")
-    max_iter = _DEFAULT_MAX_ITER[name] if max_iter is None else _int_option("max_iter", max_iter, 1)
-    if ftol is not None:
-        if isinstance(ftol, bool) or not isinstance(ftol, (int, float, np.integer, np.floating)) \
-                or not (math.isfinite(float(ftol)) and float(ftol) >= 0.0):
-            raise InvalidOptionError("ftol", f"must be a nonnegative finite number or None, got {ftol!r}")
-        ftol = float(ftol)
-    multistart = _int_option("multistart", multistart, 0)
-    if not isinstance(polish, (bool, np.bool_)):
-        raise InvalidOptionError("polish", f"must be True or False, got {polish!r}")
+    max_iter = _DEFAULT_MAX_ITER[name] if max_iter is None else max_iter
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
@@ -614,7 +603,7 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
     model = _Model(problem)
     merit_ = _Merit(model)
     n, p = model.n, model.p
-    x_start = np.zeros(n) if x0 is None else model.from_problem(_vector_option("x0", x0, n))
+    x_start = np.zeros(n) if x0 is None else model.from_problem(x0)
     z_start = None if z0 is None else _vector_option("z0", z0, p)
 
     run_backend = _BACKEND_RUN[name]

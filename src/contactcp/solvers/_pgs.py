@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._registry import Raw, register
-from ..errors import InvalidOptionError
+from .._registry import Raw, integer, real, register, vector
 from ..problems import LCP
 from ..result import Status
 
@@ -50,7 +49,14 @@ def _pgs(M, q, z, omega, max_sweeps, tol):
     return max_sweeps
 
 
-@register("pgs", LCP, description="projected Gauss–Seidel with over-relaxation (compiled)")
+def _pgs_applies(problem: LCP) -> str:
+    d = np.diag(problem.M)
+    return "" if np.all(d > 0) else "PGS divides by the diagonal of M, which has a nonpositive entry"
+
+
+@register("pgs", LCP, description="projected Gauss–Seidel with over-relaxation (compiled)",
+          options={"omega": real(0.0, 2.0, lo_open=True, hi_open=True), "max_sweeps": integer(1, none=True),
+                   "z0": vector()}, applies=_pgs_applies)
 def pgs(problem: LCP, tol: float, *, omega: float = 1.0, max_sweeps: int | None = None,
         z0: object = None) -> Raw:
     """Projected Gauss–Seidel.
@@ -63,19 +69,13 @@ def pgs(problem: LCP, tol: float, *, omega: float = 1.0, max_sweeps: int | None 
     """
     M, q = problem.M, problem.q
     n = q.shape[0]
-    if not (isinstance(omega, (int, float)) and 0.0 < omega < 2.0):
-        raise InvalidOptionError("omega", f"must lie in (0, 2), got {omega!r}")
     if max_sweeps is None:
         max_sweeps = 1000
-    if not isinstance(max_sweeps, int) or max_sweeps < 1:
-        raise InvalidOptionError("max_sweeps", f"must be a positive integer, got {max_sweeps!r}")
     diag = np.diag(M)
     if (diag <= 0).any():
         i = int(np.argmax(diag <= 0))
         return Raw(None, Status.NUMERICAL_FAILURE, message=f"PGS needs a positive diagonal; M[{i},{i}] = {diag[i]}")
-    z = np.zeros(n) if z0 is None else np.maximum(np.asarray(z0, dtype=float).reshape(-1), 0.0).copy()
-    if z.shape != (n,) or not np.all(np.isfinite(z)):
-        raise InvalidOptionError("z0", f"must be a finite vector of length {n}")
+    z = np.zeros(n) if z0 is None else np.maximum(z0, 0.0)
     sweeps = _pgs(M, q, z, float(omega), max_sweeps, 0.5 * tol)
     status = Status.SOLVED if sweeps < max_sweeps else Status.ITERATION_LIMIT
     msg = "converged" if status is Status.SOLVED else f"no convergence in {max_sweeps} sweeps"

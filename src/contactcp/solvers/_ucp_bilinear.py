@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._registry import Raw, register
-from ..errors import InvalidOptionError
+from .._registry import Raw, choice, integer, real, register
 from ..problems import UCP
 from ..result import Certificate, Status
 from ._lp import Farkas, Polyhedron, Vertex
@@ -51,7 +50,9 @@ def _xy_small(x: np.ndarray, y: np.ndarray, xy_tol: float) -> bool:
 
 
 @register("bilinear", UCP, default=True,
-          description="Pang–Trinkle–Lo LP-based bilinear method (alternating LPs, adjacent extreme points)")
+          description="Pang–Trinkle–Lo LP-based bilinear method (alternating LPs, adjacent extreme points)",
+          options={"variant": choice("original", "modified"), "seed": integer(0), "max_restarts": integer(0),
+                   "max_pairs": integer(1), "max_walk": integer(1), "xy_tol": real(0.0, 1.0, hi_open=True)})
 def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int = 0, max_restarts: int = 20,
              max_pairs: int = 500, max_walk: int = 50, xy_tol: float = 1e-10) -> Raw:
     """Options
@@ -64,8 +65,6 @@ def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int =
     max_walk : consecutive random Step-3 moves without improvement before declaring cycling
     xy_tol : stop when ``x . y <= xy_tol * max(1, |x|_inf) * max(1, |y|_inf)``
     """
-    if variant not in ("original", "modified"):
-        raise InvalidOptionError("variant", f"must be 'original' or 'modified', got {variant!r}")
     X, Y = polyhedra(problem)
     rng = np.random.default_rng(seed)
     stats = {"variant": variant, "pairs": 0, "lps": 0, "step3": 0, "restarts": 0, "best_xy": np.inf}

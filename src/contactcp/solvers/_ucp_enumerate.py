@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 
-from .._registry import Raw, register
+from .._registry import Raw, integer, real, register
 from ..errors import InvalidOptionError
 from ..problems import UCP
 from ..result import Certificate, Status
@@ -62,8 +62,20 @@ def pair_patterns(n: int):
         yield bits, ~b, b, []
 
 
+def _ucp_count(problem: UCP) -> int:
+    n_c = getattr(problem, "n_c", None)
+    return 4 ** n_c if n_c is not None else 2 ** problem.n
+
+
+def _enumerate_applies(problem: UCP) -> str:
+    count = _ucp_count(problem)
+    return "" if count <= 300000 else f"{count} candidate patterns (max_candidates = 300000 by default)"
+
+
 @register("enumerate", UCP, description="all contact-mode vectors (4^n_c) or pair patterns (2^n): "
-                                        "every solution mode, uniqueness flags, candidate count")
+                                        "every solution mode, uniqueness flags, candidate count",
+          options={"max_candidates": integer(1), "strict_tol": real(0.0, 1.0, hi_open=True)},
+          applies=_enumerate_applies)
 def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, strict_tol: float = 1e-9) -> Raw:
     """Options
     -------
@@ -71,7 +83,7 @@ def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, str
     strict_tol : a mode's strict inequality must be attainable above this (relative)
     """
     n_c = getattr(problem, "n_c", None)
-    count = 4 ** n_c if n_c is not None else 2 ** problem.n
+    count = _ucp_count(problem)
     if count > max_candidates:
         raise InvalidOptionError("max_candidates", f"this problem has {count} candidate patterns; "
                                                    "raise max_candidates to enumerate them")

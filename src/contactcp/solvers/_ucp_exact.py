@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from .._registry import Raw, register
+from .._registry import Raw, integer, real, register
 from ..problems import UCP
 from ..result import Certificate, Status
 from ._lp import Farkas, Polyhedron
@@ -49,7 +49,9 @@ class _Faces:
 
 
 @register("exact", UCP, description="branch-and-bound over complementarity pairs with LP pruning "
-                                    "(decides existence; Farkas-certified tree)")
+                                    "(decides existence; Farkas-certified tree)",
+          options={"max_nodes": integer(1), "time_limit": real(0.0, lo_open=True, none=True),
+                   "alternations": integer(0), "xy_tol": real(0.0, 1.0, hi_open=True)})
 def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: float | None = None,
           alternations: int = 3, xy_tol: float = 1e-10) -> Raw:
     """Options
