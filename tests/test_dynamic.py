@@ -470,3 +470,24 @@ def test_when_the_pyramid_answer_is_also_a_cone_answer(push, same):
     viol, _, _ = check_dynamic(pyr.dynamics, pyr.c, "cone")
     assert (viol <= 1e-9) is same
     assert np.allclose(pyr.c, cone.c, atol=1e-8) is same
+
+
+def test_a_body_pushed_off_its_contacts_has_zero_forces_and_is_solved():
+    """No gravity, a box pushed away from its four corner contacts (tilted at random, so the LCP's
+    forces come out as round-off, ~1e-17, not exact zeros): the forces are measured against the force
+    that the data's accelerations correspond to, not against their own size (issue 11, item 8)."""
+    from scipy.spatial.transform import Rotation
+
+    from contactcp.models import Contact, MultibodySystem, RigidBody
+
+    for seed in range(30):
+        R = Rotation.random(random_state=seed).as_matrix()
+        n = R @ np.array([0, 0, 1.0])
+        push = list(4.0 * n + 0.7 * (R @ np.array([1.0, 0, 0]))) + [0, 0, 0]
+        body = RigidBody(mass=1.3, wrench=push, gravity=[0, 0, 0])
+        contacts = [Contact(0, list(R @ np.array([x, y, -0.5])), list(n), mu=0.5) for x in (-1, 1) for y in (-1, 1)]
+        for friction in ("pyramid", "cone"):
+            out = solve_dynamic(MultibodySystem([body], contacts), friction=friction)
+            assert out.status is Status.SOLVED, (seed, friction, out.max_violation)
+            assert np.abs(out.c).max() <= 1e-12
+            assert {c.mode for c in out.contacts} == {"breaking"}

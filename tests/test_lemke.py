@@ -54,7 +54,7 @@ def test_p_matrix_unique_solution_matches_brute_force(n):
         p = generators.p_matrix(n, seed=100 * n + seed)
         sols = brute_force_lcp(p.M, p.q)
         assert len(sols) == 1  # P-matrix: exactly one solution
-        r = ccp.solve(p)
+        r = ccp.solve(p, "lemke")
         assert r.success, r.message
         np.testing.assert_allclose(r.x, sols[0], atol=1e-10)
         assert lcp_violation(p.M, p.q, r.x) < 1e-10
@@ -63,7 +63,7 @@ def test_p_matrix_unique_solution_matches_brute_force(n):
 @pytest.mark.parametrize("n", [3, 10, 40, 120])
 def test_psd_planted_solution(n):
     p, z_star = generators.psd_planted(n, seed=n)
-    r = ccp.solve(p)
+    r = ccp.solve(p, "lemke")
     assert r.success
     # w is unique for a monotone LCP: M z = M z*
     np.testing.assert_allclose(r.w, p.M @ z_star + p.q, atol=1e-9)
@@ -72,7 +72,7 @@ def test_psd_planted_solution(n):
 
 def test_zero_matrix_negative_q_is_infeasible_with_verified_certificate():
     M, q = np.zeros((3, 3)), np.array([1.0, -2.0, 0.5])
-    r = ccp.solve(ccp.LCP(M, q))
+    r = ccp.solve(ccp.LCP(M, q), "lemke")
     assert r.status is Status.NO_SOLUTION and not r.success
     assert r.certificate.kind == "farkas" and r.certificate.verified
     assert farkas_holds(M, q, r.certificate.vector)
@@ -82,7 +82,7 @@ def test_zero_matrix_negative_q_is_infeasible_with_verified_certificate():
 def test_copositive_plus_infeasible_from_lemke_ray():
     # M = [[0, 1], [-1, 0]] is skew-symmetric (PSD, so copositive-plus); z2 >= 1 and -z1 >= 1 cannot hold
     M, q = np.array([[0.0, 1.0], [-1.0, 0.0]]), np.array([-1.0, -1.0])
-    r = ccp.solve(ccp.LCP(M, q))
+    r = ccp.solve(ccp.LCP(M, q), "lemke")
     assert r.status is Status.NO_SOLUTION
     assert "secondary ray" in r.certificate.description
     assert farkas_holds(M, q, r.certificate.vector)
@@ -103,7 +103,7 @@ def test_psd_infeasible_random():
         q = rng.integers(-5, 6, n)
         q = (q - (q @ y0 // (y0 @ y0) + 1) * y0).astype(float)   # q^T y0 < 0
         assert q @ y0 < 0 and np.all(B.T @ y0 == 0)
-        r = ccp.solve(ccp.LCP(M, q))
+        r = ccp.solve(ccp.LCP(M, q), "lemke")
         assert r.status is Status.NO_SOLUTION, (trial, r)
         assert farkas_holds(M, q, r.certificate.vector)
 
@@ -122,7 +122,7 @@ def test_lexicographic_rule_terminates_where_first_row_rule_cycles(M, q, expecte
     p = ccp.LCP(M, q)
     naive = ccp.solve(p, lexicographic=False, max_iter=500)
     assert naive.status is Status.ITERATION_LIMIT
-    r = ccp.solve(p)
+    r = ccp.solve(p, "lemke")
     assert r.status is expected
     truth = brute_force_lcp(p.M, p.q)
     assert (len(truth) > 0) == (expected is Status.SOLVED)
@@ -137,7 +137,7 @@ def test_many_ties_in_q_and_degenerate_integer_problems():
         n = int(rng.integers(2, 7))
         M = rng.integers(-2, 3, (n, n)).astype(float)
         q = rng.choice([-1.0, 0.0, -1.0], n)
-        r = ccp.solve(ccp.LCP(M, q))
+        r = ccp.solve(ccp.LCP(M, q), "lemke")
         assert r.status in (Status.SOLVED, Status.NO_SOLUTION, Status.RAY_TERMINATION)
         if r.status is Status.SOLVED:
             assert lcp_violation(M, q, r.x) < 1e-12
@@ -150,7 +150,7 @@ def test_many_ties_in_q_and_degenerate_integer_problems():
 
 def test_covering_vector_option():
     p = generators.spd(12, seed=3)
-    a = ccp.solve(p)
+    a = ccp.solve(p, "lemke")
     b = ccp.solve(p, d=np.linspace(1, 3, 12))
     assert a.success and b.success
     np.testing.assert_allclose(a.x, b.x, atol=1e-10)  # unique solution (positive definite)
@@ -160,7 +160,7 @@ def test_covering_vector_option():
 
 def test_warm_start_from_solution_basis_takes_no_pivot():
     p = generators.p_matrix(30, seed=4)
-    r = ccp.solve(p)
+    r = ccp.solve(p, "lemke")
     again = ccp.solve(p, basis=r.stats["z_basic"])
     assert again.success and again.iterations == 0
     np.testing.assert_allclose(again.x, r.x, atol=1e-10)
@@ -183,7 +183,7 @@ def test_restart_with_random_covering_vector_rescues_degenerate_contact_lcp():
     p = generators.contact(25, seed=0)  # n = 150; the all-ones covering vector ends on a ray
     first = ccp.solve(p, restarts=0)
     assert first.status is Status.RAY_TERMINATION
-    r = ccp.solve(p)
+    r = ccp.solve(p, "lemke")
     assert r.success and r.stats["restarts"] >= 1
     assert lcp_violation(p.M, p.q, r.x) < 1e-9
 
@@ -197,7 +197,7 @@ def test_iteration_limit_is_reported():
 @pytest.mark.parametrize("family", sorted(generators.FAMILIES))
 def test_families_medium_size(family):
     p = generators.FAMILIES[family][1](150, 0)
-    r = ccp.solve(p)
+    r = ccp.solve(p, "lemke")
     assert r.success
     assert lcp_violation(p.M, p.q, r.x) < 1e-8 * max(1.0, np.abs(p.q).max(), np.abs(p.M).max() * r.x.max())
 

@@ -68,11 +68,15 @@ def test_mixed_lcp_schur_and_split_paths():
     M2[0, 1] = 1.0
     M2[1, 0] = -1.0
     p2 = ccp.MixedLCP(M2, q, free=[0, 3])
-    r2 = ccp.solve(p2)
+    r2 = ccp.solve(p2, "lemke")
     assert "split" in r2.message
     assert r2.status in (Status.SOLVED, Status.NO_SOLUTION, Status.RAY_TERMINATION)
     if r2.success:
         assert p2.residual(r2.x).value <= 1e-9
+    # where Lemke's ray proves nothing, the default chain goes on (the merit method solves it)
+    r3 = ccp.solve(p2)
+    assert r3.success and p2.residual(r3.x).value <= 1e-9
+    assert [a["method"] for a in r3.stats["chain"]][0] == "lemke"
 
 
 def test_mixed_lcp_only_free_variables_is_a_linear_system():

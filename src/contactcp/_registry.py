@@ -22,7 +22,7 @@ from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, Unk
 from .problems import Problem
 from .result import Certificate, Result, Status
 
-__all__ = ["Raw", "register", "solve", "methods", "method_info", "DEFAULT_TOL", "integer", "real", "boolean",
+__all__ = ["Raw", "register", "solve", "methods", "method_info", "default_chain", "set_default_chain", "DEFAULT_TOL", "integer", "real", "boolean",
            "choice", "vector"]
 
 DEFAULT_TOL = 1e-9
@@ -243,6 +243,30 @@ def method_info(name: str) -> list[MethodSpec]:
     return list(_REGISTRY.get(name, []))
 
 
+#: the default chain of each problem type: (method, options) tried in order while the answer is
+#: inconclusive (see :func:`solve`); set with :func:`set_default_chain`
+_CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
+
+
+def set_default_chain(problem_type: type, *steps: str | tuple[str, dict[str, Any]]) -> None:
+    """Declare the default chain of a problem type: the methods :func:`solve` tries, in order, when no
+    method is named (each step a name, or ``(name, options)``)."""
+    _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
+
+
+def default_chain(problem: Problem) -> list[tuple[str, dict[str, Any]]]:
+    """The steps of ``problem``'s default chain that apply to it (a one-step chain of the
+    default method for a type without one)."""
+    _ensure_loaded()
+    for t in type(problem).__mro__:
+        if t in _CHAINS:
+            steps = [(name, opts) for name, opts in _CHAINS[t]
+                     if any(sp.applies(problem) for sp in _REGISTRY.get(name, []))]
+            if steps:
+                return steps
+    return [(default_method(problem), {})]
+
+
 def default_method(problem: Problem) -> str:
     _ensure_loaded()
     for t in type(problem).__mro__:
@@ -281,9 +305,14 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
 
     Parameters
     ----------
-    problem : LCP, MixedLCP, BoxLCP, UCP or MixedNCP
-    method : name of a registered method (``contactcp.methods(problem)`` lists them);
-        None picks the problem type's default (``"lemke"`` for the linear problems).
+    problem : LCP, MixedLCP, BoxLCP, UCP, MixedNCP or FrictionContactProblem
+    method : name of a registered method (``contactcp.methods(problem)`` lists them); None runs
+        the problem type's default chain (:func:`default_chain`; e.g. Lemke, then the
+        interior-point and merit methods and support enumeration for an LCP; Newton, then NSGS
+        for the friction cone): each method runs while the answers are inconclusive, and the
+        result is the first certified one (``SOLVED``, or ``NO_SOLUTION`` with a verified
+        proof), else the attempt with the smallest residual.  ``stats["chain"]`` lists every
+        attempt.  With ``options`` and no method, only the chain's first method runs, with them.
     tol : the tolerance on the problem's own scaled residual for ``SOLVED``.
     **options : passed to the method; unknown names raise :class:`InvalidOptionError`.
     """
@@ -295,6 +324,10 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
         tol = float(tol)
+    if method is None and not options:
+        chain = default_chain(problem)
+        if len(chain) > 1:
+            return _solve_chain(problem, chain, tol)
     spec = _lookup(problem, method)
     if options:
         for key in options:
@@ -310,6 +343,30 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
     except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError) as exc:
         raw = Raw(None, Status.NUMERICAL_FAILURE, message=f"{type(exc).__name__}: {exc}")
     return certify(problem, raw, tol, spec.name, time.perf_counter() - t0)
+
+
+def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol: float) -> Result:
+    """Run the chain's methods while the answers are inconclusive; the first certified answer, else
+    the attempt with the smallest residual."""
+    t0 = time.perf_counter()
+    tried: list[Result] = []
+    for name, opts in chain:
+        res = solve(problem, name, tol, **opts)
+        tried.append(res)
+        if res.status is Status.SOLVED or (res.status is Status.NO_SOLUTION and res.certificate is not None
+                                           and res.certificate.verified):
+            break
+    else:
+        res = min(tried, key=lambda r: (r.residual is None or not math.isfinite(r.residual.value),
+                                        math.inf if r.residual is None else r.residual.value))
+    res.stats["chain"] = [{"method": r.method, "status": r.status.name,
+                           "residual": None if r.residual is None else float(r.residual.value),
+                           "time": r.time, "message": r.message} for r in tried]
+    if len(tried) > 1:
+        res.message = (f"{res.message} [default chain: "
+                       + "; ".join(f"{r.method} {r.status.name}" for r in tried) + "]")
+    res.time = time.perf_counter() - t0
+    return res
 
 
 def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float) -> Result:

@@ -282,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("lcp", help="solve an LCP from a .npz (arrays M, q) or .json file")
     q.add_argument("file")
-    q.add_argument("--method", default="lemke")
+    q.add_argument("--method", default=None, help="default: the LCP chain (lemke, then interior-point, merit, "
+                                                  "enumerate while inconclusive), as contactcp.solve")
     q.add_argument("--tol", type=float, default=1e-9)
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=_cmd_lcp)
@@ -290,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
     qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
     qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
-    qs.add_argument("--method", default="bilinear", choices=["bilinear", "enumerate", "exact"])
+    qs.add_argument("--method", default=None, choices=["bilinear", "enumerate", "exact"],
+                    help="default: bilinear, then exact if it is inconclusive (as contactcp.solve)")
     qs.add_argument("--variant", default="original", choices=["original", "modified"],
                     help="bilinear Step 3 variant")
     qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")

@@ -80,16 +80,10 @@ class DynamicResult:
 
 def solve_cone(problem: FrictionContactProblem, method: str | None = None, tol: float = 1e-9,
                **options: Any) -> Result:
-    """Solve a Coulomb-cone problem; ``method=None`` (with no options) is the default chain:
-    semismooth Newton, then NSGS when Newton ends without a certified answer (NSGS is slower,
-    but its local solves do not depend on a global Newton matrix).  Both are certified."""
-    res = solve(problem, method or "newton", tol=tol, **options)
-    if method is None and not res.success and not options:
-        alt = solve(problem, "nsgs", tol=tol, max_sweeps=5000)
-        if alt.success:
-            alt.message = f"newton: {res.status.name} ({res.message}); nsgs: {alt.message}"
-            res = alt
-    return res
+    """Solve a Coulomb-cone problem: :func:`contactcp.solve` (``method=None`` runs the default
+    chain: semismooth Newton, then NSGS when Newton ends without a certified answer, returning the
+    better of the two)."""
+    return solve(problem, method, tol=tol, **options)
 
 
 def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "pyramid",
@@ -98,9 +92,9 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     """Contact forces, relative accelerations and modes of a contact state.
 
     ``friction="pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp`
-    (default method ``"lemke"``; ``"interior-point"``, ``"bpp"`` also apply);
-    ``friction="cone"`` the Coulomb-cone problem (default: ``"newton"``, then
-    ``"nsgs"`` if Newton does not reach ``tol``); ``friction="mncp"`` the same
+    (default: the LCP chain of :func:`contactcp.solve`, Lemke first; ``"interior-point"``,
+    ``"bpp"`` also apply); ``friction="cone"`` the Coulomb-cone problem (default: ``"newton"``,
+    then ``"nsgs"`` if Newton does not reach ``tol``); ``friction="mncp"`` the same
     Coulomb law written as Buffo & Maciel's mixed NCP (eqs. (29)–(36), or the LCP
     (45) when every contact slides; default method ``"merit"``), kept in
     ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`)
@@ -121,11 +115,11 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     form = None
     if friction == "pyramid":
         form = pyramid_lcp(cd)
-        res = solve(form.lcp, method or "lemke", tol=tol, **options)
+        res = solve(form.lcp, method, tol=tol, **options)
         to_c = form.forces
     elif friction == "mncp":
         form = buffo_mncp(cd)
-        res = solve(form.problem, method or "merit", tol=tol, **options)
+        res = solve(form.problem, method, tol=tol, **options)
         to_c = form.forces
     else:
         prob = cone_problem(cd)

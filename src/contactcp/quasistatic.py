@@ -93,10 +93,11 @@ class QuasistaticResult:
         return "\n".join(lines)
 
 
-def solve_quasistatic(problem: PlanarQuasistaticProblem, method: str = "bilinear", tol: float = DEFAULT_TOL,
+def solve_quasistatic(problem: PlanarQuasistaticProblem, method: str | None = None, tol: float = DEFAULT_TOL,
                       Z: str = "auto", check_tol: float = CHECK_TOL, **options: Any) -> QuasistaticResult:
     """Formulate ``problem`` as a UCP, solve it with ``method`` (``bilinear``, ``enumerate``
-    or ``exact``) and interpret every motion found."""
+    or ``exact``; None: the UCP's default chain of :func:`contactcp.solve`, the bilinear method
+    and then, if it is inconclusive, the exact one) and interpret every motion found."""
     ucp = quasistatic_ucp(problem, Z=Z)
     res = solve(ucp, method, tol=tol, **options)
     sols: list[QuasistaticSolution] = []

@@ -10,8 +10,9 @@ Given forces ``c`` the check recomputes everything from the equations of motion
   velocity on the boundary (19); rolling contacts: ``a_T != 0`` only with
   friction on the boundary opposing it (20) (pyramid: per direction).
 
-Violations are divided by the scales of forces (``max|c|``) and accelerations
-(``max(|b|, |A c|)``), so the measure is dimensionless.
+Violations are divided by the scales of forces (``max|c|``, at least the force
+that the acceleration scale corresponds to) and accelerations (``max(|b|, |A c|)``),
+so the measure is dimensionless and data-based.
 """
 
 from __future__ import annotations
@@ -48,9 +49,15 @@ class ContactOutcome:
 
 
 def _scales(cd: ContactDynamics, c: np.ndarray, a: np.ndarray) -> tuple[float, float]:
-    cs = max(float(np.abs(c).max(initial=0.0)), np.finfo(float).tiny)
+    """``(force scale, acceleration scale)``: the accelerations' is ``max(|b|, |A c|)`` (the free
+    motion and what the forces do); the forces' is ``max|c|``, but at least the force that the
+    acceleration scale corresponds to through ``A`` (``max(|b|, |A c|) / max|A_ij|``), so that
+    forces that are zero up to round-off (a body pushed off its contacts) are measured against
+    the data and not against their own size."""
     as_ = max(float(np.abs(cd.b).max(initial=0.0)), float(np.abs(cd.A @ c).max(initial=0.0)),
               np.finfo(float).tiny)
+    amax = float(np.abs(cd.A).max(initial=0.0))
+    cs = max(float(np.abs(c).max(initial=0.0)), as_ / amax if amax > 0 else 0.0, np.finfo(float).tiny)
     return cs, as_
 
 
