@@ -246,12 +246,18 @@ def method_info(name: str) -> list[MethodSpec]:
 #: the default chain of each problem type: (method, options) tried in order while the answer is
 #: inconclusive (see :func:`solve`); set with :func:`set_default_chain`
 _CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
+_FINISHERS: dict[type, Callable[[Problem, np.ndarray], np.ndarray | None]] = {}
 
 
-def set_default_chain(problem_type: type, *steps: str | tuple[str, dict[str, Any]]) -> None:
+def set_default_chain(problem_type: type, *steps: str | tuple[str, dict[str, Any]],
+                      finish: Callable[[Problem, np.ndarray], np.ndarray | None] | None = None) -> None:
     """Declare the default chain of a problem type: the methods :func:`solve` tries, in order, when no
-    method is named (each step a name, or ``(name, options)``)."""
+    method is named (each step a name, or ``(name, options)``).  ``finish(problem, x)`` may propose
+    a better point from an inconclusive attempt's ``x`` (e.g. an active-set polish); the proposal
+    is certified like any answer."""
     _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
+    if finish is not None:
+        _FINISHERS[problem_type] = finish
 
 
 def default_chain(problem: Problem) -> list[tuple[str, dict[str, Any]]]:
@@ -350,8 +356,21 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
     the attempt with the smallest residual."""
     t0 = time.perf_counter()
     tried: list[Result] = []
+    finish = next((_FINISHERS[t] for t in type(problem).__mro__ if t in _FINISHERS), None)
     for name, opts in chain:
         res = solve(problem, name, tol, **opts)
+        if finish is not None and res.x is not None and res.status is not Status.SOLVED:
+            t1 = time.perf_counter()
+            try:
+                x = finish(problem, res.x)
+            except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError):
+                x = None
+            if x is not None:
+                done = certify(problem, Raw(x, Status.INACCURATE, res.iterations,
+                                            f"{res.message} (then an active-set polish)"), tol,
+                               f"{res.method}+polish", res.time + time.perf_counter() - t1)
+                if done.status is Status.SOLVED:
+                    res = done
         tried.append(res)
         if res.status is Status.SOLVED or (res.status is Status.NO_SOLUTION and res.certificate is not None
                                            and res.certificate.verified):

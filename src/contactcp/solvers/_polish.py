@@ -82,3 +82,9 @@ def better(problem, x: np.ndarray | None, free: np.ndarray | None = None) -> tup
     if problem.residual(z).value < problem.residual(x).value:
         return z, True
     return x, False
+
+
+def finish_linear(problem, x: np.ndarray) -> np.ndarray | None:
+    """The default chains' finisher for LCPs and mixed LCPs: the polished point, or None."""
+    z, done = better(problem, np.asarray(x, dtype=float), getattr(problem, "free", None))
+    return z if done else None
