@@ -89,8 +89,20 @@ def _column(Binv, a, col, rn):
 
 
 @njit(cache=True, nogil=True)
-def _lexico_rows(cand, ncand, x, col, Binv, target_row):
-    """Among candidate rows tied on the primary ratio, pick the lexicographic minimum."""
+def _lexico_rows(cand, ncand, col, Binv, rn, tol, target_row):
+    """Among candidate rows tied on the primary ratio, pick the lexicographic minimum.
+
+    The rows compared are ``B^-1_i / col_i``, column by column.  An entry of
+    ``B^-1_i`` is known only to within ``tol * ||B^-1_i||_1`` (``rn_i``), the
+    normwise round-off scale of the pivot test, so ``v_i = B^-1_ik / col_i``
+    lies in ``[v_i - e_i, v_i + e_i]`` with ``e_i = tol * rn_i / col_i``; a row
+    stays a candidate while it may still be the minimum (``v_i - e_i`` at most
+    the smallest ``v_j + e_j``).  The scale must be the row's own: comparing
+    with the largest entry of the column declares round-off (1e-14 where the
+    exact entries are all 0) a strict order, which picks a non-minimal row,
+    breaks the lexicographic positivity of the basis and lets the method cycle
+    (Siconos' lcp_tobenna).
+    """
     if target_row >= 0:
         for j in range(ncand):
             if cand[j] == target_row:
@@ -101,20 +113,16 @@ def _lexico_rows(cand, ncand, x, col, Binv, target_row):
     for k in range(n):
         if nalive == 1:
             break
-        vmin = np.inf
-        vmax = 0.0
+        ub = np.inf
         for j in range(nalive):
             i = alive[j]
-            v = Binv[i, k] / col[i]
-            if v < vmin:
-                vmin = v
-            if abs(v) > vmax:
-                vmax = abs(v)
-        thr = vmin + 1e-11 * vmax
+            v = (Binv[i, k] + tol * rn[i]) / col[i]
+            if v < ub:
+                ub = v
         m = 0
         for j in range(nalive):
             i = alive[j]
-            if Binv[i, k] / col[i] <= thr:
+            if (Binv[i, k] - tol * rn[i]) / col[i] <= ub:
                 alive[m] = i
                 m += 1
         nalive = m
@@ -139,6 +147,7 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
     prow = np.empty(n)
     refactors = 0
     pivots = 0
+    bmax = _absmax(b)
     xmin = 0.0
     for i in range(n):
         if x[i] < xmin:
@@ -157,15 +166,14 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
             v = x[i] / -col[i]
             if v < best:
                 best = v
-    xmag = _absmax(x)
+    # ties are judged row by row: q_i / d_i equals the minimum to within piv_tol (relative)
     ncand = 0
     for i in range(n):
-        if col[i] < 0.0 and (x[i] / -col[i] - best) * -col[i] <= 1e-12 * xmag:
+        if col[i] < 0.0 and x[i] + best * col[i] <= piv_tol * (abs(x[i]) + best * col[i]):
             cand[ncand] = i
             ncand += 1
     if lexico and ncand > 1:
-        negcol = -col
-        r = _lexico_rows(cand, ncand, x, negcol, Binv, -1)
+        r = _lexico_rows(cand, ncand, -col, Binv, np.ones(n), piv_tol, -1)
     else:
         r = cand[0]
     entering = z0
@@ -255,17 +263,21 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
             v = x[i] / col[i]
             if v < best:
                 best = v
-        xmag = _absmax(x)
+        # a row ties with the minimum when x_i - best col_i is within the round-off of
+        # x_i = B^-1_i b and of best col_i = best B^-1_i a, measured row by row on the
+        # normwise scale of the pivot test; a scale common to all rows (such as max |x|)
+        # makes a row whose data are small tie with rows of any ratio, and picking it
+        # leaves the minimum-ratio row negative
         m = 0
         for j in range(ncand):
             i = cand[j]
-            if x[i] - best * col[i] <= 1e-12 * xmag:
+            if x[i] - best * col[i] <= piv_tol * rn[i] * (bmax + best * amax):
                 cand[m] = i
                 m += 1
         if m == 1:
             r = cand[0]
         elif lexico:
-            r = _lexico_rows(cand, m, x, col, Binv, z0row)
+            r = _lexico_rows(cand, m, col, Binv, rn, piv_tol, z0row)
         else:
             r = cand[0]
             for j in range(m):
