@@ -28,18 +28,25 @@ _NO_D = np.zeros(0)
 
 def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
               piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
-              restarts: int = 3, seed: int = 0) -> Raw:
+              restarts: int = 3, seed: int = 0, first: Raw | None = None) -> Raw:
     """Lemke's method on a standard LCP; see :func:`lemke` for the options.
 
     A ray termination without an infeasibility proof (possible when M is not
-    copositive-plus, e.g. on degenerate contact LCPs) is retried up to
-    ``restarts`` times with seeded random covering vectors in ``[0.5, 2]^n``.
+    copositive-plus, e.g. on degenerate contact LCPs) and a pivot limit are
+    retried up to ``restarts`` times with seeded random covering vectors in
+    ``[0.5, 2]^n``: another covering vector is another path, which may end in a
+    solution or in a ray that proves infeasibility.  ``first`` is the outcome of
+    the first run when the caller already has it.
     """
-    raw = _lemke_once(problem, tol, d, basis, max_iter, piv_tol, lexicographic, check_every)
+    restarts = _int_option("restarts", restarts, minimum=0)
+    raw = first if first is not None else _lemke_once(problem, tol, d, basis, max_iter, piv_tol,
+                                                      lexicographic, check_every)
     rng = None
     tried = 0
     total = raw.iterations
-    while raw.status is Status.RAY_TERMINATION and tried < restarts:
+    why = []
+    while raw.status in _RETRY and tried < restarts:
+        why.append("pivot limit" if raw.status is Status.ITERATION_LIMIT else "ray without proof")
         rng = rng or np.random.default_rng(seed)
         tried += 1
         raw = _lemke_once(problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol,
@@ -48,8 +55,12 @@ def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max
     if tried:
         raw.iterations = total
         raw.stats["restarts"] = tried
-        raw.message += f" (after {tried} restart(s) with random covering vectors)"
+        raw.message += (f" (after {tried} restart(s) with random covering vectors, "
+                        f"following: {', '.join(why)})")
     return raw
+
+
+_RETRY = (Status.RAY_TERMINATION, Status.ITERATION_LIMIT)
 
 
 def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | None, piv_tol: float,
@@ -70,12 +81,17 @@ def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | No
             raise InvalidOptionError("d", "a warm start chooses its own covering vector; give d or basis, not both")
         AT, b, start, note = _warm_start(M, q, basis)
         out = K.lemke_solve(AT, b, start, max_iter, float(piv_tol), bool(lexicographic), check_every)
-    status, z, zh, z0, pivots, refactors, z_basic = K.unpack(out, n)
+    return _interpret(problem, tol, out, basis is not None, max_iter, note)
+
+
+def _interpret(problem: LCP, tol: float, out: np.ndarray, warm: bool, max_iter: int, note: str) -> Raw:
+    """The :class:`Raw` answer of one kernel run (``out`` from :func:`K.lemke_solve`)."""
+    status, z, zh, z0, pivots, refactors, z_basic = K.unpack(out, problem.q.shape[0])
     stats = {"pivots": pivots, "refactorizations": refactors, "z_basic": z_basic, "start": note}
     if status == K.SOLVED:
         return Raw(z, Status.SOLVED, pivots, _STATUS_TEXT[status], stats=stats)
     if status == K.RAY:
-        if basis is not None:
+        if warm:
             zh = None  # the ray of a transformed system is not a Farkas vector of the original
         cert = lcp_farkas(problem, zh, tol, "from Lemke's secondary ray" if zh is not None else "")
         stats["z0"] = float(z0)
@@ -156,13 +172,15 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
         first row among ties and may cycle on degenerate problems)
     check_every : check ``B x = b`` every this many pivots and refactorise on failure
     restarts : retries with random covering vectors after a ray termination that
-        proves nothing (default 3; 0 disables)
+        proves nothing or a pivot limit (default 3; 0 disables)
     seed : seed of those covering vectors
 
     Mixed and box LCPs are first reduced to a standard LCP
     (:mod:`contactcp.solvers._reductions`); the answer is certified against the
     original problem.
     """
+    restarts = _int_option("restarts", restarts, minimum=0)
+    first = None
     if type(problem) is LCP and d is None and basis is None and max_iter is None and piv_tol == 1e-11 \
             and lexicographic is True and check_every == 16:
         # the common case, kept lean: many small LCPs are solved one call at a time
@@ -173,9 +191,11 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
             return Raw(out[4:4 + n], Status.SOLVED, pivots, _STATUS_TEXT[K.SOLVED],
                        stats={"pivots": pivots, "refactorizations": int(out[2]),
                               "z_basic": out[4 + 2 * n:].astype(bool), "start": "cold start"})
+        first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
     if isinstance(problem, LCP):
         return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
-                         lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed)
+                         lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed,
+                         first=first)
     opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
                 check_every=check_every, restarts=restarts, seed=seed)
     return via_lcp(problem, tol, lemke_lcp, opts)
