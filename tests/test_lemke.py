@@ -1,10 +1,14 @@
 """Lemke's method: known answers, brute force, planted solutions, certificates, degeneracy."""
 
+from fractions import Fraction
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import contactcp as ccp
 from contactcp import Status, generators
+from contactcp.solvers import _lemke_kernel as K
 from conftest import brute_force_lcp, farkas_holds, lcp_violation
 
 # Degenerate LCPs found by search on which the first-row tie rule cycles (it
@@ -120,8 +124,12 @@ def test_ray_without_proof_is_not_called_infeasible():
 @pytest.mark.parametrize("M, q, expected", CYCLING)
 def test_lexicographic_rule_terminates_where_first_row_rule_cycles(M, q, expected):
     p = ccp.LCP(M, q)
-    naive = ccp.solve(p, lexicographic=False, max_iter=500)
-    assert naive.status is Status.ITERATION_LIMIT
+    naive = ccp.solve(p, lexicographic=False, max_iter=500, restarts=0)
+    assert naive.status is Status.ITERATION_LIMIT and naive.iterations == 500
+    # a pivot limit is retried with random covering vectors, like a ray without proof
+    retried = ccp.solve(p, lexicographic=False, max_iter=500)
+    assert retried.status is expected and retried.stats["restarts"] >= 1
+    assert "pivot limit" in retried.message and retried.iterations > 500
     r = ccp.solve(p, "lemke")
     assert r.status is expected
     truth = brute_force_lcp(p.M, p.q)
@@ -179,19 +187,40 @@ def test_warm_start_with_singular_basis_is_an_option_error():
         ccp.solve(p, basis=[0])
 
 
-def test_restart_with_random_covering_vector_rescues_degenerate_contact_lcp():
-    p = generators.contact(25, seed=0)  # n = 150; the all-ones covering vector ends on a ray
+def test_restart_with_random_covering_vector_rescues_a_ray_without_proof():
+    # M = [[-2, 2], [-2, 0]] is not copositive; z = (0, 1/2) solves it, but the all-ones covering
+    # vector ends on a ray that proves nothing
+    p = ccp.LCP([[-2.0, 2.0], [-2.0, 0.0]], [-1.0, 0.0])
     first = ccp.solve(p, restarts=0)
     assert first.status is Status.RAY_TERMINATION
     r = ccp.solve(p, "lemke")
-    assert r.success and r.stats["restarts"] >= 1
+    assert r.success and r.stats["restarts"] >= 1 and "ray without proof" in r.message
+    np.testing.assert_array_equal(r.x, [0.0, 0.5])
+
+
+def test_degenerate_contact_lcp_needs_no_restart():
+    # the contact LCP that ended on a ray with the all-ones covering vector before the ties were
+    # judged on each row's own scale (the ray came from a non-minimal row leaving)
+    p = generators.contact(25, seed=0)
+    r = ccp.solve(p, restarts=0)
+    assert r.success and "restarts" not in r.stats
     assert lcp_violation(p.M, p.q, r.x) < 1e-9
+
+
+def test_restarts_must_be_a_nonnegative_integer():
+    p = generators.spd(4, seed=0)
+    for bad in (-1, 1.5, "2"):
+        with pytest.raises(ccp.InvalidOptionError, match="restarts"):
+            ccp.solve(p, restarts=bad)
 
 
 def test_iteration_limit_is_reported():
     p = generators.spd(50, seed=1)
     r = ccp.solve(p, max_iter=3)
     assert r.status is Status.ITERATION_LIMIT and not r.success
+    assert r.stats["restarts"] == 3 and r.iterations == 12   # 3 restarts, 3 pivots each
+    r = ccp.solve(p, max_iter=3, restarts=0)
+    assert r.status is Status.ITERATION_LIMIT and r.iterations == 3
 
 
 @pytest.mark.parametrize("family", sorted(generators.FAMILIES))
@@ -210,3 +239,130 @@ def test_badly_scaled_problem():
     assert r.success
     # z_scaled = D^-1 z
     np.testing.assert_allclose(D @ r.x, ccp.solve(p).x, rtol=1e-6, atol=1e-8)
+
+
+# ---- the lexicographic rule against an exact rational Lemke ------------------------------------------
+
+def exact_lemke_path(M, q, max_pivots=1000):
+    """Lemke's method in rational arithmetic on the floats given (covering vector 1, lexicographic
+    minimum ratio on the rows of [x | B^-1] / col, the artificial variable preferred on an exact
+    tie): the test's own oracle. Returns ("SOLVED" | "RAY", [basis after each pivot, in row order])."""
+    n = len(q)
+    A = [[Fraction(int(i == j)) for j in range(n)] + [-Fraction(float(M[i][j])) for j in range(n)]
+         + [Fraction(-1)] for i in range(n)]
+    x = [Fraction(float(v)) for v in q]
+    Binv = [[Fraction(int(i == k)) for k in range(n)] for i in range(n)]
+    bas = list(range(n))
+    path = []
+    entering = 2 * n
+    if min(x) >= 0:
+        return "SOLVED", path
+    for _ in range(max_pivots):
+        col = [A[i][entering] for i in range(n)]
+        if entering == 2 * n:       # z0 enters where -q_i / 1 is largest, ties lexicographically
+            rows = [i for i in range(n) if col[i] < 0]
+            r = max(rows, key=lambda i: [x[i] / col[i]] + [Binv[i][k] / col[i] for k in range(n)])
+        else:
+            rows = [i for i in range(n) if col[i] > 0]
+            if not rows:
+                return "RAY", path
+            best = min(x[i] / col[i] for i in rows)
+            z0row = bas.index(2 * n)
+            if z0row in rows and x[z0row] / col[z0row] == best:
+                r = z0row
+            else:
+                r = min(rows, key=lambda i: [x[i] / col[i]] + [Binv[i][k] / col[i] for k in range(n)])
+        p = col[r]
+        A[r] = [v / p for v in A[r]]
+        Binv[r] = [v / p for v in Binv[r]]
+        x[r] = x[r] / p
+        for i in range(n):
+            if i != r and col[i] != 0:
+                c = col[i]
+                A[i] = [a - c * b for a, b in zip(A[i], A[r])]
+                Binv[i] = [a - c * b for a, b in zip(Binv[i], Binv[r])]
+                x[i] = x[i] - c * x[r]
+        leaving, bas[r] = bas[r], entering
+        path.append(tuple(bas))
+        if leaving == 2 * n:
+            return "SOLVED", path
+        entering = leaving + n if leaving < n else leaving - n
+    raise AssertionError("the exact lexicographic rule cannot cycle")
+
+
+def kernel_path(M, q):
+    """The kernel's basis after each pivot (a run stopped after k pivots returns its basis)."""
+    M, q = np.asarray(M, dtype=float), np.asarray(q, dtype=float)
+    n = len(q)
+    AT = K.cold_start_columns(M, q, np.ones(n))
+    path = []
+    for k in range(1, 100 * n + 1000):
+        st, _x, bas, piv, *_ = K.lemke_core(AT, q.copy(), np.arange(n), k, 1e-11, True, 16)
+        if piv == 0:
+            return {K.SOLVED: "SOLVED"}.get(st, st), path
+        if piv == k:
+            path.append(tuple(int(v) for v in bas))
+        if st != K.ITER_LIMIT:
+            return {K.SOLVED: "SOLVED", K.RAY: "RAY"}.get(st, st), path
+    raise AssertionError("no termination")
+
+
+def _tobenna():
+    with np.load(Path(__file__).parent / "data" / "lcp" / "lcp_tobenna.npz") as f:
+        return np.array(f["M"]), np.array(f["q"])
+
+
+def test_tobenna_follows_the_exact_lexicographic_path():
+    # Siconos' degenerate 40x40 LCP (integer data): the old comparison took round-off in B^-1
+    # (1e-14 where the exact entries are 0) for an order at pivot 54, a non-minimal row left, and
+    # from pivot 200 on the basis sequence repeated with period 6 until the pivot limit
+    M, q = _tobenna()
+    status, path = kernel_path(M, q)
+    exact_status, exact_path = exact_lemke_path(M, q)
+    assert exact_status == "SOLVED" and len(exact_path) == 127   # Siconos' Lemke: 126 pivots
+    assert len(set(exact_path)) == len(exact_path)
+    assert status == "SOLVED" and path == exact_path        # the same bases, so none repeats
+    r = ccp.solve(ccp.LCP(M, q), "lemke", restarts=0)
+    assert r.success and r.iterations == 127
+    assert lcp_violation(M, q, r.x) < 1e-14 * np.abs(M).max() * r.x.max()   # 6.4e-12 for 250 * 494
+
+
+# degenerate integer LCPs on which the comparison with the largest entry of the column (not the
+# row's own scale) left the exact lexicographic path (found by search against exact_lemke_path)
+OFF_PATH = [
+    ([[0, 0, -2, 0, -2, 2, 2], [-1, -2, -1, -2, -1, 1, -1], [-1, 0, 2, 0, 2, 1, 1], [1, -1, -1, 1, 2, 1, -1],
+      [2, 2, 1, 0, -1, 2, -1], [-1, 1, -1, -1, -1, 1, 1], [1, 2, 0, -2, 0, 0, 1]], [-1, 0, 0, 0, -1, 0, -1]),
+    ([[-1, 1, -2, -1, 2, 2, -1, -2, 0, -1], [1, -2, 2, 1, -2, 1, -1, -2, 2, -1],
+      [1, 2, 2, 1, -2, 0, -2, -2, 2, -1], [2, 2, -1, 1, -2, 1, -1, -2, 1, 2], [-2, 0, -1, -1, 0, 2, -2, 0, 1, -1],
+      [2, -2, 1, 1, 2, 2, -1, -2, 2, 0], [2, 0, -1, 2, 0, 0, 0, 1, 1, 1], [-1, 0, 2, 0, 2, 0, -1, -1, 2, 0],
+      [2, 2, 0, 1, 0, -1, 2, 1, 0, -2], [2, 2, 2, -2, -2, -1, 2, 1, -1, 1]], [-1, 0, 0, 0, -1, -1, -1, -1, 0, 0]),
+    ([[2, 1, 2, 0, 1, 1, -1, 0, 2], [-1, 0, -2, -2, 0, 1, 2, -1, 1], [-1, -2, 2, 1, 0, -2, 2, 1, 1],
+      [2, 1, 2, 0, 0, 1, -2, -1, -1], [-2, -1, -1, 0, -1, -1, 2, 2, 0], [1, -2, 2, 1, 0, 2, -1, -2, 1],
+      [-1, 0, -2, 1, -1, -2, -2, 0, 0], [2, -1, -2, -2, -2, 1, -1, 0, 0], [1, 1, 2, 0, 2, -1, -1, 2, 2]],
+     [-1] * 9),
+    ([[-1, 0, 0, -2, 1, -2, 0, -2], [2, -1, -1, -2, 0, 2, -2, 2], [-2, 2, 1, -1, -2, -1, -2, -1],
+      [2, -2, 1, 0, 0, 0, -1, 2], [2, -1, -2, 0, 1, 2, 1, -1], [-1, -1, -2, -1, 0, -2, 2, 0],
+      [-2, -1, 0, 0, 1, -2, 0, 0], [2, 0, -2, 1, 1, -1, -1, 0]], [-1, -1, -1, 0, -1, 0, -1, 0]),
+]
+
+
+@pytest.mark.parametrize("M, q", OFF_PATH)
+def test_kernel_follows_the_exact_path_where_the_old_comparison_left_it(M, q):
+    exact_status, exact_path = exact_lemke_path(M, q)
+    assert kernel_path(M, q) == (exact_status, exact_path)
+
+
+def test_kernel_follows_the_exact_path_on_degenerate_integer_lcps():
+    rng = np.random.default_rng(2024)
+    rays = solved = 0
+    for _ in range(150):
+        n = int(rng.integers(3, 11))
+        M = rng.integers(-2, 3, (n, n))
+        if rng.random() < 0.5:
+            M[rng.random((n, n)) < 0.5] = 0
+        q = -rng.integers(0, 2, n) * rng.integers(1, 3, n)   # many zeros: degenerate
+        exact_status, exact_path = exact_lemke_path(M, q)
+        assert kernel_path(M, q) == (exact_status, exact_path), (M.tolist(), q.tolist())
+        rays += exact_status == "RAY"
+        solved += exact_status == "SOLVED"
+    assert rays > 10 and solved > 10
