@@ -366,3 +366,54 @@ def test_kernel_follows_the_exact_path_on_degenerate_integer_lcps():
         rays += exact_status == "RAY"
         solved += exact_status == "SOLVED"
     assert rays > 10 and solved > 10
+
+
+# ---- badly scaled data: Lemke runs on the equilibrated LCP --------------------------------------------
+
+def test_badly_scaled_lcps_are_solved_on_the_equilibrated_problem():
+    # (D1 M D2, D1 q) with powers of two 2^-30 .. 2^30 is the planted LCP exactly, z = D2^-1 z*.
+    # Run as given (no equilibration), 4 of these 60 ended INACCURATE or on a ray.
+    rng = np.random.default_rng(8)
+    for trial in range(60):
+        n = int(rng.integers(2, 16))
+        if trial % 2:
+            M = generators.p_matrix(n, seed=trial).M
+        else:
+            B = rng.standard_normal((n, max(1, n // 2)))
+            M = B @ B.T
+        active = rng.random(n) < 0.5
+        z = np.where(active, rng.uniform(0.5, 2, n), 0.0)
+        q = np.where(active, 0.0, rng.uniform(0.5, 2, n)) - M @ z
+        D1, D2 = 2.0 ** rng.integers(-30, 31, n), 2.0 ** rng.integers(-30, 31, n)
+        r = ccp.solve(ccp.LCP(D1[:, None] * M * D2[None, :], D1 * q))
+        assert r.success, (trial, r.message)
+        assert "equilibrated" in r.stats["start"]
+        if trial % 2:   # P-matrix: the solution is unique
+            np.testing.assert_allclose(D2 * r.x, z, rtol=1e-6, atol=1e-9)
+
+
+def test_farkas_vector_of_the_equilibrated_problem_is_mapped_back():
+    # M = [[9, -3], [-3, 1]] is PSD with y0 = (1, 3) in its kernel and q^T y0 = -3 < 0: infeasible.
+    # Rows scaled by 2^-29, 2^-1 and columns by 2^-21, 2^-6: Lemke's ray on the equilibrated LCP
+    # gives y' and the proof for the data given is R y' (it fails unmapped)
+    D1, D2 = np.array([2.0 ** -29, 0.5]), np.array([2.0 ** -21, 2.0 ** -6])
+    M = D1[:, None] * np.array([[9.0, -3.0], [-3.0, 1.0]]) * D2[None, :]
+    q = D1 * np.array([0.0, -1.0])
+    p = ccp.LCP(M, q)
+    r = ccp.solve(p, restarts=0)
+    assert r.status is Status.NO_SOLUTION and "equilibrated" in r.stats["start"]
+    cert = r.certificate
+    assert "secondary ray" in cert.description and cert.verified
+    assert farkas_holds(M, q, cert.vector)
+    R, _C = K.equilibrate(M, 3)
+    assert not p.check_certificate(cert.vector / R)[0]
+
+
+def test_equilibration_leaves_well_scaled_data_alone():
+    for p in (generators.p_matrix(30, seed=1), generators.contact(10, seed=2), generators.spd(20, seed=3)):
+        assert not K.badly_scaled(p.M)
+        assert ccp.solve(p).stats["start"] == "cold start"
+    assert K.badly_scaled(np.diag([1.0, 2.0 ** 11])) and not K.badly_scaled(np.diag([1.0, 2.0 ** 10]))
+    assert not K.badly_scaled(np.diag([1.0, 0.0]))   # zero rows and columns do not count
+    R, C = K.equilibrate(np.diag([2.0 ** 40, 1.0, 2.0 ** -40]), 3)
+    np.testing.assert_array_equal(R * C * np.array([2.0 ** 40, 1.0, 2.0 ** -40]), [1.0, 1.0, 1.0])

@@ -24,6 +24,8 @@ _STATUS_TEXT = {
 
 
 _NO_D = np.zeros(0)
+_EQUILIBRATED = (" on the equilibrated LCP (R M C, R q): the row or column max-norms of M spread over "
+                 f"more than {K.SPREAD:.0f}")
 
 
 def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
@@ -86,7 +88,9 @@ def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | No
 
 def _interpret(problem: LCP, tol: float, out: np.ndarray, warm: bool, max_iter: int, note: str) -> Raw:
     """The :class:`Raw` answer of one kernel run (``out`` from :func:`K.lemke_solve`)."""
-    status, z, zh, z0, pivots, refactors, z_basic = K.unpack(out, problem.q.shape[0])
+    status, z, zh, z0, pivots, refactors, z_basic, equilibrated = K.unpack(out, problem.q.shape[0])
+    if equilibrated:
+        note += _EQUILIBRATED
     stats = {"pivots": pivots, "refactorizations": refactors, "z_basic": z_basic, "start": note}
     if status == K.SOLVED:
         return Raw(z, Status.SOLVED, pivots, _STATUS_TEXT[status], stats=stats)
@@ -190,7 +194,8 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
             pivots = int(out[1])
             return Raw(out[4:4 + n], Status.SOLVED, pivots, _STATUS_TEXT[K.SOLVED],
                        stats={"pivots": pivots, "refactorizations": int(out[2]),
-                              "z_basic": out[4 + 2 * n:].astype(bool), "start": "cold start"})
+                              "z_basic": out[4 + 2 * n:4 + 3 * n].astype(bool),
+                              "start": "cold start" + (_EQUILIBRATED if out[4 + 3 * n] else "")})
         first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
     if isinstance(problem, LCP):
         return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,

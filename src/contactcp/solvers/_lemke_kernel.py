@@ -354,13 +354,13 @@ def lemke_batch_core(M, q, d, max_iter, piv_tol, lexico, check_every):
 def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
     """One call from Python: run the loop and pack the answer into one array.
 
-    Layout (see :func:`unpack`): ``[status, pivots, refactors, z0, z (n), zh (n), z_basic (n)]``;
-    ``zh`` is the ``z`` part of the terminal ray (zero unless status is RAY).
+    Layout (see :func:`unpack`): ``[status, pivots, refactors, z0, z (n), zh (n), z_basic (n),
+    equilibrated]``; ``zh`` is the ``z`` part of the terminal ray (zero unless status is RAY).
     """
     n = b.shape[0]
     st, x, bas, piv, entering, col, refactors = lemke_core(AT, b, start, max_iter, piv_tol, lexico,
                                                            check_every)
-    out = np.zeros(4 + 3 * n)
+    out = np.zeros(5 + 3 * n)
     out[0] = st
     out[1] = piv
     out[2] = refactors
@@ -379,15 +379,104 @@ def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
 
 
 def unpack(out: np.ndarray, n: int):
-    """``(status, z, zh, z0, pivots, refactors, z_basic)`` from :func:`lemke_solve`'s array."""
+    """``(status, z, zh, z0, pivots, refactors, z_basic, equilibrated)`` from :func:`lemke_solve`'s
+    or :func:`lemke_cold_solve`'s array."""
     return (int(out[0]), out[4:4 + n], out[4 + n:4 + 2 * n], float(out[3]), int(out[1]), int(out[2]),
-            out[4 + 2 * n:].astype(np.bool_))
+            out[4 + 2 * n:4 + 3 * n].astype(np.bool_), bool(out[4 + 3 * n]))
+
+
+# Row or column max-norms of M spread over more than this factor: Lemke runs on the equilibrated LCP.
+SPREAD = 2.0 ** 10
+
+
+@njit(cache=True, nogil=True)
+def equilibrate(M, rounds):
+    """Powers of two ``R``, ``C`` that bring the rows and columns of ``R M C`` to max-norm ~1."""
+    n = M.shape[0]
+    R = np.ones(n)
+    C = np.ones(n)
+    for _ in range(rounds):
+        for i in range(n):
+            m = 0.0
+            for j in range(n):
+                v = abs(M[i, j]) * C[j]
+                if v > m:
+                    m = v
+            m *= R[i]
+            if m > 0.0 and np.isfinite(m):
+                R[i] *= 2.0 ** -np.round(np.log2(m))
+        for j in range(n):
+            m = 0.0
+            for i in range(n):
+                v = abs(M[i, j]) * R[i]
+                if v > m:
+                    m = v
+            m *= C[j]
+            if m > 0.0 and np.isfinite(m):
+                C[j] *= 2.0 ** -np.round(np.log2(m))
+    return R, C
+
+
+@njit(cache=True, nogil=True)
+def badly_scaled(M):
+    """True if the nonzero row or column max-norms of ``M`` spread over more than ``SPREAD``."""
+    n = M.shape[0]
+    cmax = np.zeros(n)
+    rlo = np.inf
+    rhi = 0.0
+    for i in range(n):
+        m = 0.0
+        for j in range(n):
+            v = abs(M[i, j])
+            if v > m:
+                m = v
+            if v > cmax[j]:
+                cmax[j] = v
+        if m > 0.0:
+            rlo = min(rlo, m)
+            rhi = max(rhi, m)
+    clo = np.inf
+    chi = 0.0
+    for j in range(n):
+        if cmax[j] > 0.0:
+            clo = min(clo, cmax[j])
+            chi = max(chi, cmax[j])
+    return rhi > SPREAD * rlo or chi > SPREAD * clo
 
 
 @njit(cache=True, nogil=True)
 def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
-    """Cold start from ``w = q`` basic; ``d`` of length 0 means the all-ones covering vector."""
+    """Cold start from ``w = q`` basic; ``d`` of length 0 means the all-ones covering vector.
+
+    When the row or column max-norms of ``M`` spread over more than :data:`SPREAD`, Lemke runs on
+    the equivalent LCP ``(R M C, R q)`` (``z = C z'``, ``w' = R w``; R, C powers of two, so the
+    data are scaled exactly) whose tolerances then mean what they say, with the covering
+    vector ``1`` when none is given (``R d`` otherwise).  The answer is mapped back: ``z = C
+    z'``, and the Farkas candidate in the ray slot is ``R zh'`` (``y' = zh'`` proves the
+    scaled LCP infeasible exactly when ``R y'`` proves the original one: ``M^T R y' = C^-1
+    (R M C)^T y'`` and ``q^T R y' = (R q)^T y'``).  ``out[3]`` (z0) is that of the run.
+    """
     n = q.shape[0]
+    if n > 1 and badly_scaled(M):
+        R, C = equilibrate(M, 3)
+        Ms = np.empty((n, n))
+        qs = np.empty(n)
+        ok = True
+        for i in range(n):
+            qs[i] = R[i] * q[i]
+            ok = ok and np.isfinite(qs[i])
+            for j in range(n):
+                Ms[i, j] = R[i] * M[i, j] * C[j]
+                ok = ok and np.isfinite(Ms[i, j])
+        if ok:
+            ds = np.ones(n) if d.shape[0] == 0 else R * d
+            AT = cold_start_columns(Ms, qs, ds)
+            out = lemke_solve(AT, qs.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
+            for i in range(n):
+                out[4 + i] *= C[i]
+                out[4 + n + i] *= R[i]
+            out[4 + 3 * n] = 1.0
+            return out
     dd = np.ones(n) if d.shape[0] == 0 else d
     AT = cold_start_columns(M, q, dd)
     return lemke_solve(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
