@@ -51,7 +51,7 @@ INFEASIBLE = {"Pang_isolated_sol_perturbed": [1, 0, 0]}
 LEMKE_CANNOT = {"CPS_3"}
 
 CASES = sorted(p.stem[len("lcp_"):] for p in DATA.glob("lcp_*.npz"))
-METHODS = ccp.methods(ccp.LCP(np.eye(2), [-1.0, -1.0]))
+METHODS = ccp.methods(ccp.LCP(np.eye(2), [-1.0, -1.0]))   # all that apply to some LCP
 TAU = 1e-8   # this file's tolerance, each row measured against its own terms
 
 
@@ -199,3 +199,16 @@ def test_lemke_cannot_start_on_cps_3():
         assert r.status is Status.RAY_TERMINATION and r.iterations == 1
     r = ccp.solve(p, "lemke", restarts=5)
     assert r.status is Status.RAY_TERMINATION and r.stats["restarts"] == 5
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_default_solve_answers_every_case(case):
+    # the default chain does not stop where one method has no conclusion (CPS_3: Lemke's ray)
+    M, q = load(case)
+    r = ccp.solve(ccp.LCP(M, q))
+    if case in SOLVABLE:
+        assert r.status is Status.SOLVED, (case, r.message)
+        assert point_violation(M, q, r.x) <= TAU
+    else:
+        assert r.status is Status.NO_SOLUTION
+        assert r.certificate.kind != "farkas" or exact_farkas(M, q, r.certificate.vector)

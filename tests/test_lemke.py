@@ -385,7 +385,7 @@ def test_badly_scaled_lcps_are_solved_on_the_equilibrated_problem():
         z = np.where(active, rng.uniform(0.5, 2, n), 0.0)
         q = np.where(active, 0.0, rng.uniform(0.5, 2, n)) - M @ z
         D1, D2 = 2.0 ** rng.integers(-30, 31, n), 2.0 ** rng.integers(-30, 31, n)
-        r = ccp.solve(ccp.LCP(D1[:, None] * M * D2[None, :], D1 * q))
+        r = ccp.solve(ccp.LCP(D1[:, None] * M * D2[None, :], D1 * q), "lemke")
         assert r.success, (trial, r.message)
         assert "equilibrated" in r.stats["start"]
         if trial % 2:   # P-matrix: the solution is unique
@@ -412,7 +412,7 @@ def test_farkas_vector_of_the_equilibrated_problem_is_mapped_back():
 def test_equilibration_leaves_well_scaled_data_alone():
     for p in (generators.p_matrix(30, seed=1), generators.contact(10, seed=2), generators.spd(20, seed=3)):
         assert not K.badly_scaled(p.M)
-        assert ccp.solve(p).stats["start"] == "cold start"
+        assert ccp.solve(p, "lemke").stats["start"] == "cold start"
     assert K.badly_scaled(np.diag([1.0, 2.0 ** 11])) and not K.badly_scaled(np.diag([1.0, 2.0 ** 10]))
     assert not K.badly_scaled(np.diag([1.0, 0.0]))   # zero rows and columns do not count
     R, C = K.equilibrate(np.diag([2.0 ** 40, 1.0, 2.0 ** -40]), 3)

@@ -40,7 +40,6 @@ def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max
     solution or in a ray that proves infeasibility.  ``first`` is the outcome of
     the first run when the caller already has it.
     """
-    restarts = _int_option("restarts", restarts, minimum=0)
     raw = first if first is not None else _lemke_once(problem, tol, d, basis, max_iter, piv_tol,
                                                       lexicographic, check_every)
     rng = None
@@ -183,7 +182,6 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     (:mod:`contactcp.solvers._reductions`); the answer is certified against the
     original problem.
     """
-    restarts = _int_option("restarts", restarts, minimum=0)
     first = None
     if type(problem) is LCP and d is None and basis is None and max_iter is None and piv_tol == 1e-11 \
             and lexicographic is True and check_every == 16:
