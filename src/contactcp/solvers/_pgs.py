@@ -15,18 +15,14 @@ from numba import njit
 
 from .._registry import Raw, integer, real, register, vector
 from ..problems import LCP
+from ..problems._kernels import column_units, row_scale
 from ..result import Status
 
 
 @njit(cache=True, nogil=True)
 def _pgs(M, q, z, omega, max_sweeps, tol):
     n = q.shape[0]
-    inv_scale = np.empty(n)          # 1 / s_i, the row scales of the residual (1 for a zero row)
-    for i in range(n):
-        s = abs(q[i])
-        for j in range(n):
-            s = max(s, abs(M[i, j]))
-        inv_scale[i] = 1.0 / s if s > 0.0 else 1.0
+    Z = column_units(M, q)           # the residual's row scales (contactcp.problems._kernels.row_scale)
     for sweep in range(1, max_sweeps + 1):
         for i in range(n):
             s = q[i]
@@ -41,7 +37,8 @@ def _pgs(M, q, z, omega, max_sweeps, tol):
                 s = q[i]
                 for j in range(n):
                     s += M[i, j] * z[j]
-                m = abs(min(z[i], s * inv_scale[i]))
+                si = row_scale(M, q, z, Z, i)
+                m = abs(min(z[i], s / si)) if si > 0.0 else abs(min(z[i], 0.0))
                 if m > worst:
                     worst = m
             if worst <= 0.5 * tol:
