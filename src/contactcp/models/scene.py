@@ -4,7 +4,7 @@ Layout (every key but ``bodies`` and ``contacts`` optional)::
 
     {"planar": false,
      "bodies":   [{"mass": 1.0, "inertia": 0.01 | [[...]], "R": [[...]], "p": [...], "v": [...],
-                   "omega": [...], "wrench": [fx, fy, fz, tx, ty, tz], "gravity": [...], "name": "obj"}],
+                   "omega": [...], "wrench": [fx, fy, fz, tx, ty, tz], "gravity": [gx, gy, gz], "name": "obj"}],
      "arms":     [{"dh": [[theta, d, a, alpha], ...], "joint_types": "RRP", "masses": [...], "coms": [...],
                    "inertias": [...], "base": [[4x4]], "tool": [[4x4]], "convention": "standard",
                    "q": [...], "qdot": [...], "tau": [...]}
@@ -12,6 +12,11 @@ Layout (every key but ``bodies`` and ``contacts`` optional)::
      "contacts": [{"body": 0, "point": [...], "normal": [...], "mu": 0.5,
                    "other": "ground" | {"body": 1} | {"arm": 0, "link": 5},
                    "tangent": [...], "state": "rolling" | "sliding", "v_t": [...], "name": "C1"}]}
+
+A body's ``"wrench"`` is the applied wrench (force, torque about the centre of
+mass; default zero) and does not include gravity: the weight ``mass *
+gravity`` is always added, with ``"gravity"`` ``[0, 0, -9.81]`` by default
+(``[0, 0, 0]`` for none).
 """
 
 from __future__ import annotations

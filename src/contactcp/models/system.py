@@ -210,7 +210,7 @@ class MultibodySystem:
         """``f = (g_obj + h_obj ; tau - g_man - h_man)`` (Buffo–Maciel (7), (9))."""
         arm_terms = self._arm_terms() if _arm_terms is None else _arm_terms
         sel = self._body_sel()
-        parts = [(b.wrench + b.velocity_product())[sel] for b in self.bodies] + [t[1] for t in arm_terms]
+        parts = [(b.external_wrench + b.velocity_product())[sel] for b in self.bodies] + [t[1] for t in arm_terms]
         return np.concatenate(parts)
 
     def contact_jacobian(self, _arm_terms: list | None = None) -> tuple[np.ndarray, np.ndarray]:
