@@ -8,6 +8,7 @@ immutable and callers' arrays are never aliased) or raises
 from __future__ import annotations
 
 import math
+import os
 import numbers
 import warnings
 from decimal import Decimal
@@ -321,3 +322,38 @@ def index_mask(value: Any, field: str, size: int) -> np.ndarray:
         mask[idx] = True
     mask.setflags(write=False)
     return mask
+
+
+# ------------------------------------------------------------------ sizes that cannot fit
+
+#: assumed when the operating system does not report its physical memory
+FALLBACK_MEMORY = 1 << 40
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (``os.sysconf('SC_PHYS_PAGES') * page size``; 1 TiB when unknown)."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return FALLBACK_MEMORY
+    return pages * size if pages > 0 and size > 0 else FALLBACK_MEMORY
+
+
+def _bytes(n: float) -> str:
+    for unit, k in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << k:
+            return f"{n / (1 << k):.3g} {unit}"
+    return f"{int(n)} B"
+
+
+def check_memory(nbytes: float, field: str, what: str, advice: str = "use a smaller size") -> None:
+    """Refuse, before allocating anything, work whose arrays need more than the machine's physical memory.
+
+    ``nbytes`` is an estimate of the memory ``what`` needs (the dense arrays it
+    allocates); above :func:`physical_memory` it cannot fit and
+    :class:`InvalidProblemError` names ``field`` and both sizes.
+    """
+    limit = physical_memory()
+    if not nbytes <= limit:
+        raise InvalidProblemError(field, f"{what} needs about {_bytes(nbytes)} of memory, more than this machine's "
+                                         f"{_bytes(limit)}; {advice}")

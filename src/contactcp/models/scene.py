@@ -21,7 +21,6 @@ gravity`` is always added, with ``"gravity"`` ``[0, 0, -9.81]`` by default
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -122,12 +121,6 @@ def system_from_dict(d: dict) -> MultibodySystem:
 
 def load_system(path: str | Path) -> MultibodySystem:
     """Read a scene JSON file (see the module docstring)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InvalidProblemError("file", f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidProblemError("file", f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return system_from_dict(data)
+    from ..io import read_json
+
+    return system_from_dict(read_json(path))
