@@ -148,7 +148,8 @@ def _from_ndarray(arr: np.ndarray, field: str) -> np.ndarray:
     if kind in "iu":
         return arr.astype(np.float64)
     if kind == "f":
-        out = arr.astype(np.float64)
+        with np.errstate(over="ignore"):
+            out = arr.astype(np.float64)
         if arr.dtype.itemsize > 8:            # long double: values beyond the float64 range
             big = np.isfinite(arr) & ~np.isfinite(out)
             if big.any():

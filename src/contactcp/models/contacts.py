@@ -108,7 +108,7 @@ class Contact:
         if mu < 0:
             raise InvalidProblemError(f"{label}.mu", f"friction coefficient must be >= 0 and finite, got {self.mu}")
         s(self, "mu", mu)
-        if self.state not in ("rolling", "sliding"):
+        if not isinstance(self.state, str) or self.state not in ("rolling", "sliding"):
             raise InvalidProblemError(f"{label}.state", f"must be 'rolling' or 'sliding', got {self.state!r}")
         if not isinstance(self.other, (Ground, Link, Body)):
             raise InvalidProblemError(f"{label}.other", "must be Ground(), Link(arm, link) or Body(index)")

@@ -183,7 +183,7 @@ class Manipulator:
         base_M = _transform(base, "base")
         tool_M = _transform(tool, "tool")
         g = vector(gravity, "gravity", 3)
-        if convention not in ("standard", "modified"):
+        if not isinstance(convention, str) or convention not in ("standard", "modified"):
             raise InvalidProblemError("convention", f"must be 'standard' or 'modified', got {convention!r}")
         if not isinstance(name, str):
             raise InvalidProblemError("name", f"must be a string, got {type(name).__name__}")
