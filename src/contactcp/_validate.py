@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import numbers
-import warnings
 from decimal import Decimal
 from typing import Any
 
@@ -116,13 +115,11 @@ def real_array(value: Any, field: str) -> np.ndarray:
         return _from_ndarray(np.asarray(value), field)
     if isinstance(value, (list, tuple)):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                arr = np.array(value)
+            arr = np.array(value)
         except (ValueError, TypeError, OverflowError):
             arr = None
         if arr is not None and arr.dtype.kind in "fiu" and not _has_bool(value):
-            return arr.astype(np.float64)
+            return arr if arr.dtype == np.float64 else arr.astype(np.float64)
         _shape_of(value, field, ())          # raises with the reason (ragged, big integer, string, ...)
         if arr is not None and arr.dtype.kind not in "fiuO":
             _bad_kind(arr.dtype, field)
@@ -302,9 +299,7 @@ def index_mask(value: Any, field: str, size: int) -> np.ndarray:
     if isinstance(value, (str, bytes)) or _is_sparse(value):
         raise InvalidProblemError(field, f"{why}, got {type(value).__name__}")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            arr = np.asarray(value)
+        arr = np.asarray(value)
     except (ValueError, TypeError, OverflowError):
         raise InvalidProblemError(field, f"{why}; got a ragged or unreadable sequence {_describe(value)}") from None
     if arr.dtype == bool:
