@@ -27,6 +27,13 @@ E3 = np.eye(3)
 BIG = 10 ** 400
 
 
+def _deep(levels: int):
+    x = [1.0]
+    for _ in range(levels):
+        x = [x]
+    return x
+
+
 def FC(W=E3, q=(1.0, 0.0, 0.0), mu=0.5, **kw):
     return FrictionContactProblem(W, q, mu, **kw)
 
@@ -49,6 +56,8 @@ CASES = [
     ("lcp-ragged-q", lambda: ccp.LCP(E2, [[1], [2, 3]]), "q"),
     ("lcp-ragged-deep", lambda: ccp.LCP([[[1]], [1]], [1, 2]), "M"),
     ("lcp-3d", lambda: ccp.LCP(np.ones((2, 2, 2)), [1, 2]), "M"),
+    ("lcp-nested-10000-deep", lambda: ccp.LCP(_deep(10_000), [1]), "M"),
+    ("lcp-nested-ragged-deep", lambda: ccp.LCP([_deep(100), 1.0], [1]), "M"),
     ("lcp-not-square", lambda: ccp.LCP(np.ones((2, 3)), [1, 2]), "M"),
     ("lcp-q-length", lambda: ccp.LCP(E2, [1, 2, 3]), "q"),
     ("lcp-scalar-M", lambda: ccp.LCP(3.0, [1]), "M"),

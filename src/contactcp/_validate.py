@@ -37,7 +37,7 @@ def _where(idx: tuple[int, ...]) -> str:
 def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
     """One real number as a float, or InvalidProblemError naming ``field`` (and the index)."""
     if isinstance(value, (bool, np.bool_)):
-        raise InvalidProblemError(field, f"must hold real numbers, got the boolean {value!r}{_where(idx)}")
+        raise InvalidProblemError(field, f"cannot be read as numbers: the boolean {value!r}{_where(idx)} is not a number")
     if isinstance(value, (numbers.Real, Decimal)):
         try:
             return float(value)
@@ -48,13 +48,13 @@ def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
         except (TypeError, ValueError) as exc:
             raise InvalidProblemError(field, f"entry{_where(idx)} is not a real number ({exc})") from None
     if isinstance(value, numbers.Complex):
-        raise InvalidProblemError(field, f"must be real numbers, got the complex number {value!r}{_where(idx)}")
+        raise InvalidProblemError(field, f"cannot be read as real numbers: got the complex number {value!r}{_where(idx)}")
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
-        raise InvalidProblemError(field, f"must hold numbers, got the string {_describe(value)}{_where(idx)}")
+        raise InvalidProblemError(field, f"cannot be read as numbers: the string {_describe(value)}{_where(idx)} is text, not a number")
     if isinstance(value, np.generic):
         kind = _KIND_NAMES.get(value.dtype.kind, str(value.dtype))
-        raise InvalidProblemError(field, f"must hold real numbers, got {kind} ({value.dtype}){_where(idx)}")
-    raise InvalidProblemError(field, f"must hold numbers, got {type(value).__name__} "
+        raise InvalidProblemError(field, f"cannot be read as numbers: got {kind} ({value.dtype}){_where(idx)}")
+    raise InvalidProblemError(field, f"cannot be read as numbers: got {type(value).__name__} "
                                      f"{_describe(value)}{_where(idx)}")
 
 
@@ -65,6 +65,8 @@ def _shape_of(value: Any, field: str, idx: tuple[int, ...]) -> tuple[int, ...]:
             _bad_kind(value.dtype, field, idx)
         return value.shape
     if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0):
+        if len(idx) >= 32:
+            raise InvalidProblemError(field, f"is nested too deeply (more than 32 levels at index {_fmt(idx)})")
         shapes = [_shape_of(v, field, idx + (i,)) for i, v in enumerate(value)]
         for i, s in enumerate(shapes[1:], start=1):
             if s != shapes[0]:
@@ -81,7 +83,7 @@ def _shape_of(value: Any, field: str, idx: tuple[int, ...]) -> tuple[int, ...]:
 
 def _bad_kind(dtype: np.dtype, field: str, idx: tuple[int, ...] = ()) -> None:
     kind = _KIND_NAMES.get(dtype.kind, str(dtype))
-    raise InvalidProblemError(field, f"must hold real numbers, got {kind} (dtype {dtype}){_where(idx)}")
+    raise InvalidProblemError(field, f"cannot be read as real numbers: got {kind} (dtype {dtype}){_where(idx)}")
 
 
 def _has_bool(seq: Any) -> bool:
