@@ -37,7 +37,8 @@ def _where(idx: tuple[int, ...]) -> str:
 def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
     """One real number as a float, or InvalidProblemError naming ``field`` (and the index)."""
     if isinstance(value, (bool, np.bool_)):
-        raise InvalidProblemError(field, f"cannot be read as numbers: the boolean {value!r}{_where(idx)} is not a number")
+        raise InvalidProblemError(field, f"cannot be read as numbers: the boolean {value!r}{_where(idx)} "
+                                         "is not a number")
     if isinstance(value, (numbers.Real, Decimal)):
         try:
             return float(value)
@@ -48,9 +49,11 @@ def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
         except (TypeError, ValueError) as exc:
             raise InvalidProblemError(field, f"entry{_where(idx)} is not a real number ({exc})") from None
     if isinstance(value, numbers.Complex):
-        raise InvalidProblemError(field, f"cannot be read as real numbers: got the complex number {value!r}{_where(idx)}")
+        raise InvalidProblemError(field, f"cannot be read as real numbers: got the complex number "
+                                         f"{value!r}{_where(idx)}")
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
-        raise InvalidProblemError(field, f"cannot be read as numbers: the string {_describe(value)}{_where(idx)} is text, not a number")
+        raise InvalidProblemError(field, f"cannot be read as numbers: the string {_describe(value)}{_where(idx)} "
+                                         "is text, not a number")
     if isinstance(value, np.generic):
         kind = _KIND_NAMES.get(value.dtype.kind, str(value.dtype))
         raise InvalidProblemError(field, f"cannot be read as numbers: got {kind} ({value.dtype}){_where(idx)}")
