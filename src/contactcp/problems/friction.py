@@ -89,7 +89,8 @@ class FrictionContactProblem(Problem):
         if sp.issparse(W):
             require(W.ndim == 2 and W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
             if W.dtype.kind not in "fiu":
-                raise InvalidProblemError("W", f"cannot be read as real numbers: got a sparse matrix of dtype {W.dtype}")
+                raise InvalidProblemError("W", "cannot be read as real numbers: got a sparse matrix of dtype "
+                                               f"{W.dtype}")
             W = sp.csr_matrix(W, dtype=np.float64)
             require(bool(np.all(np.isfinite(W.data))), "W", "contains NaN or inf")
             W.data.setflags(write=False)
