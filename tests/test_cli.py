@@ -1,5 +1,6 @@
 """The contactcp command line: JSON output, exit codes, one-line errors."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -11,7 +12,17 @@ from contactcp import __version__
 from contactcp.cli import main
 
 
+@functools.cache
+def _warm() -> None:
+    """Compile every kernel once (a no-op with a warm numba cache): a child process that meets a cold
+    cache would print the one-line compile notice before its own output."""
+    import contactcp
+
+    contactcp.warmup()
+
+
 def run(*args):
+    _warm()
     return subprocess.run([sys.executable, "-m", "contactcp.cli", *args], capture_output=True, text=True)
 
 

@@ -16,8 +16,9 @@ from contactcp.problems import FrictionContactProblem
 G = 9.81
 
 
-def block_on_plane(fx, fy=0.0, fz=-G, mu=0.5, state="rolling", v_t=None, corners=True):
-    body = RigidBody(mass=1.0, inertia=np.diag([1.0, 1.0, 1.0]), wrench=[fx, fy, fz, 0, 0, 0])
+def block_on_plane(fx, fy=0.0, fz=0.0, mu=0.5, state="rolling", v_t=None, corners=True, gravity=(0, 0, -G)):
+    """A unit block on the plane z = 0 under gravity, pushed by the applied force (fx, fy, fz)."""
+    body = RigidBody(mass=1.0, inertia=np.diag([1.0, 1.0, 1.0]), wrench=[fx, fy, fz, 0, 0, 0], gravity=gravity)
     pts = [(x, y) for x in (-1, 1) for y in (-1, 1)] if corners else [(0, 0)]
     contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=mu, tangent=[1, 0, 0], state=state, v_t=v_t)
                 for x, y in pts]
@@ -59,7 +60,7 @@ def test_diagonal_push_pyramid_and_cone_differ():
 
 @pytest.mark.parametrize("friction", ["pyramid", "cone"])
 def test_lift_off(friction):
-    out = solve_dynamic(block_on_plane(fx=1.0, fz=+2.0), friction=friction)
+    out = solve_dynamic(block_on_plane(fx=1.0, fz=+2.0, gravity=(0, 0, 0)), friction=friction)   # weightless
     assert out.success
     assert all(o.mode == "breaking" and o.transition == "rolling->breaking" for o in out.contacts)
     np.testing.assert_allclose(out.c, 0.0, atol=1e-12)
@@ -89,8 +90,8 @@ def test_two_stacked_blocks_pyramid_equals_cone_for_a_push_along_t():
     # huge inertias (rotation negligible); a push on the top block along t only, so
     # the pyramid and the cone are the same law and must give the same answer:
     # the top slides (0.9 g > 0.5 g), the bottom sticks (0.5 g < 0.2 * 3 g)
-    bottom = RigidBody(mass=2.0, inertia=1e9, p=[0, 0, 0.5], wrench=[0, 0, -2 * G, 0, 0, 0])
-    top = RigidBody(mass=1.0, inertia=1e9, p=[0, 0, 1.5], wrench=[0.9 * G, 0, -G, 0, 0, 0])
+    bottom = RigidBody(mass=2.0, inertia=1e9, p=[0, 0, 0.5], gravity=[0, 0, -G])
+    top = RigidBody(mass=1.0, inertia=1e9, p=[0, 0, 1.5], wrench=[0.9 * G, 0, 0, 0, 0, 0], gravity=[0, 0, -G])
     contacts = [Contact(0, [0, 0, 0], [0, 0, 1], mu=0.2, tangent=[1, 0, 0]),
                 Contact(1, [0, 0, 1], [0, 0, 1], mu=0.5, other=Body(0), tangent=[1, 0, 0])]
     outs = [solve_dynamic(MultibodySystem([bottom, top], contacts), friction=f) for f in ("pyramid", "cone")]
@@ -222,7 +223,7 @@ def test_planar_system_matches_the_spatial_one(friction):
     # a disc in the plane z = 0 resting on a wall x = 0 (normal +x), pushed along +y with
     # gravity off: planar (3 DOF, one tangent) and spatial answers agree
     def build(planar):
-        body = RigidBody(mass=2.0, inertia=0.5, p=[1.0, 0, 0], wrench=[-3.0, 4.0, 0, 0, 0, 0.5])
+        body = RigidBody(mass=2.0, inertia=0.5, p=[1.0, 0, 0], wrench=[-3.0, 4.0, 0, 0, 0, 0.5], gravity=[0, 0, 0])
         return MultibodySystem([body], [Contact(0, [0, 0, 0], [1, 0, 0], mu=0.6, tangent=[0, 1, 0])],
                                planar=planar)
     p2 = solve_dynamic(build(True), friction=friction)

@@ -6,18 +6,23 @@
 ('SOLVED', [1.333333, 2.333333])
 """
 
-from ._registry import DEFAULT_TOL, methods, solve
-from .batch import BatchResult, solve_batch
-from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
-from .problems import LCP, UCP, BoxLCP, MixedLCP, MixedNCP, Problem
-from .result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate, Residual,
-                     Result, Status)
+from ._jit import install_notice as _install_notice
+
+_install_notice()                       # one warning on the "contactcp" logger when kernels compile (cold cache)
+
+from ._jit import warmup  # noqa: E402
+from ._registry import DEFAULT_TOL, methods, solve  # noqa: E402
+from .batch import BatchResult, solve_batch  # noqa: E402
+from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError  # noqa: E402
+from .problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
+from .result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate,  # noqa: E402
+                     Residual, Result, Status)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "__version__", "solve", "solve_batch", "BatchResult", "methods", "DEFAULT_TOL",
-    "LCP", "MixedLCP", "BoxLCP", "UCP", "MixedNCP", "Problem",
+    "__version__", "solve", "solve_batch", "BatchResult", "methods", "DEFAULT_TOL", "warmup",
+    "LCP", "MixedLCP", "BoxLCP", "UCP", "MixedNCP", "FrictionContactProblem", "Problem",
     "Result", "Residual", "Certificate", "Status",
     "SOLVED_STATUSES", "INFEASIBLE_STATUSES", "INCONCLUSIVE_STATUSES",
     "ContactCPError", "InvalidProblemError", "UnknownMethodError", "InvalidOptionError",

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import DEFAULT_TOL
-from ._validate import _all_finite
+from ._validate import _all_finite, real_array
 from .errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from .problems import LCP
 from .problems._base import linear_residual
@@ -100,9 +100,9 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
         raise InvalidProblemError("M", f"must have shape ({Kp}, {n}, {n}) or ({n}, {n}) to match q, got {M.shape}")
     M = np.ascontiguousarray(M)
     try:
-        dv = np.ones(n) if d is None else np.asarray(d, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidOptionError("d", f"must be a positive vector of length {n}, got {d!r}") from None
+        dv = np.ones(n) if d is None else real_array(d, "d")
+    except InvalidProblemError as exc:
+        raise InvalidOptionError("d", f"must be a positive vector of length {n} ({exc.problem})") from None
     if dv.shape != (n,) or not np.all(dv > 0) or not np.all(np.isfinite(dv)):
         raise InvalidOptionError("d", f"must be a positive finite vector of length {n}")
     if max_iter is None:
@@ -141,10 +141,7 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
 
 
 def _array(value: Any, field: str, ndim: int | None) -> np.ndarray:
-    try:
-        arr = np.ascontiguousarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidProblemError(field, f"cannot be read as an array of numbers ({exc})") from None
+    arr = np.ascontiguousarray(real_array(value, field))
     if ndim is not None and arr.ndim != ndim:
         raise InvalidProblemError(field, f"must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0:

@@ -1,17 +1,27 @@
 """The ``contactcp`` command line.
 
 Exit codes: 0 when the problem was solved (or the command succeeded), 1 when a
-solve ended without a certified solution (no solution, limit, failure), 2 for
-bad input (one line on stderr, no traceback).
+solve ended without a certified solution (no solution, limit, failure) or an
+unexpected internal error occurred, 2 for bad input (a missing or unreadable
+file, bad data, a size that cannot fit in memory, bad options), 130 when
+interrupted.  Every error is one line on stderr, never a traceback (set
+``CONTACTCP_DEBUG=1`` to see the traceback of an unexpected error).  Output
+files (``--out``, ``--picture``, ``reproduce --out``) appear only complete: a
+failed or interrupted run leaves existing files as they were and no partial
+file behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import math
 import os
 import sys
+import traceback
+import warnings
 from typing import Sequence
 
 from . import __version__
@@ -27,6 +37,22 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     pass
+
+
+def _finite_float(text: str) -> float:
+    """An argparse type: a finite number (``inf`` and ``nan`` are refused, one line, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (messages of other libraries may hold newlines)."""
+    return " ".join(str(text).split())
 
 
 def _finite(obj):
@@ -98,6 +124,12 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
 
     if (args.random is None) == (args.file is None):
         raise InvalidProblemError("dynamic", "give exactly one of --random N or FILE.json")
+    if args.random is not None:
+        from .models.system import check_size
+
+        if args.random < 1:
+            raise InvalidProblemError("--random", f"must be at least 1, got {args.random}")
+        check_size(6 + 3 * args.random, args.random, 3, "--random", f"a random state with {args.random} contacts")
     system = random_system(args.random, seed=args.seed) if args.random is not None else load_system(args.file)
     out = solve_dynamic(system, friction=args.friction, method=args.method, tol=args.tol)
     if args.json:
@@ -117,7 +149,7 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
 def _cmd_grasp(args: argparse.Namespace) -> int:
     from .scenarios.buffo2006 import puma3_grasp, solve_grasp
 
-    _output_path(args.picture, "picture", _PICTURE_SUFFIXES)
+    _output_path(args.picture, "--picture", _PICTURE_SUFFIXES)
     grasp = puma3_grasp(args.mu, args.state)
     out = solve_grasp(grasp, args.method, tol=args.tol)
     if args.picture:
@@ -185,21 +217,27 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     from .analysis.determinacy import VERDICTS
 
     if args.resolution < 2:
-        raise InvalidProblemError("resolution", f"must be at least 2, got {args.resolution}")
+        raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
+    _check_map_size(args.resolution, "--resolution")
     if not args.tau_max > args.tau_min:
-        raise InvalidProblemError("tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
-    _output_path(args.out, "out", (".npz", ".csv"))
-    _output_path(args.picture, "picture", _PICTURE_SUFFIXES)
+        raise InvalidProblemError("--tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
+    _output_path(args.out, "--out", (".npz", ".csv"))
+    _output_path(args.picture, "--picture", _PICTURE_SUFFIXES)
     t = np.linspace(args.tau_min, args.tau_max, args.resolution)
     table = hand_map(args.mu, t, t, tol=args.tol, workers=args.workers, progress=not args.json)
     cls = table["cls"]
     counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
-    if args.out:
-        table.save(args.out)
-    if args.picture:
-        from .plotting.modemap import plot_mode_map, save
-        save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"), args.picture)
+    # both outputs or neither: each goes to a temporary file, renamed into place when both are complete
+    with contextlib.ExitStack() as stack:
+        from .io import atomic_write
+
+        if args.out:
+            table.save(stack.enter_context(atomic_write(args.out)))
+        if args.picture:
+            from .plotting.modemap import plot_mode_map, save
+            save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
+                 stack.enter_context(atomic_write(args.picture)))
     # success: every state decided (determinate or proved not to be); undecided states fail the run
     ok = verdicts["undecided"] == 0
     if args.json:
@@ -217,6 +255,17 @@ def _hand2d_map(args: argparse.Namespace) -> int:
 
 _PICTURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 
+#: bytes per state of a mode map (its table, the chunks' results and the grid), an upper estimate
+_MAP_BYTES_PER_STATE = 512
+
+
+def _check_map_size(resolution: int, option: str) -> None:
+    """Refuse a mode map whose resolution^2 states cannot fit in memory, before allocating the grid."""
+    from ._validate import check_memory
+
+    check_memory(float(resolution) ** 2 * _MAP_BYTES_PER_STATE, option,
+                 f"a {resolution} x {resolution} mode map ({resolution ** 2:.3g} states)")
+
 
 def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> None:
     """Check an output file's suffix and folder before any work is done."""
@@ -229,8 +278,13 @@ def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
     p = Path(path)
     if p.suffix.lower() not in suffixes:
         raise InvalidProblemError(option, f"must end in {', '.join(suffixes)}, got {path!r}")
-    if not p.parent.is_dir():
-        raise InvalidProblemError(option, f"folder {str(p.parent)!r} does not exist")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise InvalidProblemError(option, f"folder {str(folder)!r} does not exist")
+    if p.is_dir():
+        raise InvalidProblemError(option, f"{path!r} is a folder, not a file")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidProblemError(option, f"folder {str(folder)!r} is not writable")
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
@@ -261,17 +315,43 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .errors import InvalidProblemError
     from .experiments import EXPERIMENTS, run
 
     names = list(EXPERIMENTS) if "all" in args.names else args.names
     for name in names:
         if name not in EXPERIMENTS:
-            raise ContactCPError(f"reproduce: unknown experiment {name!r}; available: all, "
-                                 + ", ".join(EXPERIMENTS))
-    if args.resolution is not None and args.resolution < 2:
-        raise ContactCPError(f"reproduce: --resolution must be at least 2, got {args.resolution}")
+            raise InvalidProblemError("reproduce", f"unknown experiment {name!r}; available: all, "
+                                                   + ", ".join(EXPERIMENTS))
+    if args.resolution is not None:
+        if args.resolution < 2:
+            raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
+        _check_map_size(args.resolution, "--resolution")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InvalidProblemError("--out", f"{args.out!r} is a file, not a folder")
+    parent = out
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not os.access(parent if str(parent) else ".", os.W_OK | os.X_OK):
+        raise InvalidProblemError("--out", f"folder {str(parent)!r} is not writable")
     for name in names:
         run(name, args.out, quick=args.quick, resolution=args.resolution)
+    return 0
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    from ._jit import warmup
+
+    out = warmup()
+    if out["compiled"]:
+        print(f"compiled {out['compiled']} numerical kernels in {out['seconds']:.1f} s ({out['solves']} small "
+              "solves); later runs load them from the cache")
+    else:
+        print(f"every numerical kernel was already compiled and cached ({out['solves']} small solves in "
+              f"{out['seconds']:.1f} s)")
     return 0
 
 
@@ -284,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("file")
     q.add_argument("--method", default=None, help="default: the LCP chain (lemke, then interior-point, merit, "
                                                   "enumerate while inconclusive), as contactcp.solve")
-    q.add_argument("--tol", type=float, default=1e-9)
+    q.add_argument("--tol", type=_finite_float, default=1e-9)
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=_cmd_lcp)
 
@@ -296,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     qs.add_argument("--variant", default="original", choices=["original", "modified"],
                     help="bilinear Step 3 variant")
     qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
-    qs.add_argument("--tol", type=float, default=1e-9)
+    qs.add_argument("--tol", type=_finite_float, default=1e-9)
     qs.add_argument("--json", action="store_true", help="print one JSON object")
     qs.set_defaults(func=_cmd_quasistatic)
 
@@ -308,35 +388,35 @@ def build_parser() -> argparse.ArgumentParser:
                     help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
     dy.add_argument("--method", default=None,
                     help="pyramid: lemke, interior-point, bpp, merit; cone: newton, nsgs; mncp: merit")
-    dy.add_argument("--tol", type=float, default=1e-9)
+    dy.add_argument("--tol", type=_finite_float, default=1e-9)
     dy.add_argument("--json", action="store_true", help="print one JSON object")
     dy.set_defaults(func=_cmd_dynamic)
 
     gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
     gr.add_argument("scene", choices=["puma3"])
-    gr.add_argument("--mu", type=float, default=0.4)
+    gr.add_argument("--mu", type=_finite_float, default=0.4)
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
     gr.add_argument("--method", default=None,
                     help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
                          "(friction cone), lemke or interior-point (friction pyramid); default: "
                          "the friction cone by Newton, then NSGS if Newton gives no certified answer")
-    gr.add_argument("--tol", type=float, default=1e-9)
+    gr.add_argument("--tol", type=_finite_float, default=1e-9)
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
     gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
     gr.set_defaults(func=_cmd_grasp)
 
     hd = sub.add_parser("hand2d", help="the two-finger hand of Yashima & Yamaguchi: determinacy and mode maps")
-    hd.add_argument("--mu", type=float, default=0.4)
-    hd.add_argument("--tau1", type=float, help="second-joint torque of finger 1 (N m)")
-    hd.add_argument("--tau2", type=float, help="second-joint torque of finger 2 (N m)")
+    hd.add_argument("--mu", type=_finite_float, default=0.4)
+    hd.add_argument("--tau1", type=_finite_float, help="second-joint torque of finger 1 (N m)")
+    hd.add_argument("--tau2", type=_finite_float, help="second-joint torque of finger 2 (N m)")
     hd.add_argument("--map", action="store_true", help="the contact-mode map over (tau1, tau2)")
     hd.add_argument("--resolution", type=int, default=200, help="map: points per axis (default 200)")
-    hd.add_argument("--tau-min", type=float, default=0.0, help="map: lowest torque (default 0)")
-    hd.add_argument("--tau-max", type=float, default=10.0, help="map: highest torque (default 10)")
+    hd.add_argument("--tau-min", type=_finite_float, default=0.0, help="map: lowest torque (default 0)")
+    hd.add_argument("--tau-max", type=_finite_float, default=10.0, help="map: highest torque (default 10)")
     hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
     hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
     hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
-    hd.add_argument("--tol", type=float, default=1e-9)
+    hd.add_argument("--tol", type=_finite_float, default=1e-9)
     hd.add_argument("--json", action="store_true", help="print one JSON object")
     hd.set_defaults(func=_cmd_hand2d)
 
@@ -344,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     fc.add_argument("file")
     fc.add_argument("--method", default=None,
                     help="newton or nsgs; default: newton, then nsgs if newton gives no certified answer")
-    fc.add_argument("--tol", type=float, default=1e-9)
+    fc.add_argument("--tol", type=_finite_float, default=1e-9)
     fc.add_argument("--json", action="store_true", help="print one JSON object")
     fc.set_defaults(func=_cmd_fclib)
 
@@ -358,10 +438,47 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resolution", type=int, default=None,
                    help="points per axis of the yashima mode maps (default 201; 41 with --quick)")
     r.set_defaults(func=_cmd_reproduce)
+
+    w = sub.add_parser("warmup", help="compile every numerical kernel now (the first run otherwise compiles "
+                                      "them, about a minute); later runs load them from the cache")
+    w.set_defaults(func=_cmd_warmup)
     return p
 
 
+class _StderrLine(logging.Handler):
+    """Log records of the ``contactcp`` logger as one ``contactcp: ...`` line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(f"contactcp: {_one_line(record.getMessage())}", file=sys.stderr, flush=True)
+        except Exception:  # noqa: BLE001 - logging must never break the command
+            pass
+
+
+def _debug() -> bool:
+    return os.environ.get("CONTACTCP_DEBUG", "").strip() not in ("", "0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code (see the module docstring)."""
+    logger = logging.getLogger("contactcp")
+    handler = _StderrLine(logging.WARNING)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            code = _run(argv)
+            if code in (0, 1):         # a finished command: its warnings, one line each
+                for w in caught:
+                    print(f"contactcp: warning: {_one_line(w.message)}", file=sys.stderr)
+            return code
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -370,20 +487,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return args.func(args)
     except _UsageError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        return _fail(str(exc), 2)
     except ContactCPError as exc:
-        print(f"contactcp: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"contactcp: error: {exc}", 2)
     except BrokenPipeError:  # output piped into head & co. (before OSError, of which it is a kind)
         sys.stdout = open(os.devnull, "w")
         return 0
     except OSError as exc:       # an input or output file that cannot be read or written
-        print(f"contactcp: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # pragma: no cover
-        print("contactcp: interrupted", file=sys.stderr)
-        return 130
+        return _fail(f"contactcp: error: {exc}", 2)
+    except MemoryError:
+        return _fail("contactcp: error: out of memory: the problem is too large for this machine", 2)
+    except RecursionError:
+        return _fail("contactcp: error: the input is nested too deeply", 2)
+    except KeyboardInterrupt:
+        return _fail("contactcp: interrupted", 130)
+    except SystemExit:           # --help, --version
+        raise
+    except Exception as exc:     # noqa: BLE001 - a bug: one line, exit 1, the traceback on request
+        if _debug():
+            traceback.print_exc()
+        return _fail(f"contactcp: internal error: {type(exc).__name__}: {exc} "
+                     "(set CONTACTCP_DEBUG=1 for the traceback)", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    print(_one_line(message), file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,7 @@
 
 >>> import numpy as np
 >>> from contactcp.models import RigidBody, Contact, MultibodySystem
->>> block = RigidBody(mass=1.0, wrench=[2.0, 0, -9.81, 0, 0, 0])   # pushed sideways
+>>> block = RigidBody(mass=1.0, wrench=[2.0, 0, 0, 0, 0, 0])   # pushed sideways; gravity is added
 >>> contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=0.5) for x in (-1, 1) for y in (-1, 1)]
 >>> out = solve_dynamic(MultibodySystem([block], contacts), friction="pyramid")
 >>> out.status.name, sorted({c.mode for c in out.contacts})

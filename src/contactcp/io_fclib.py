@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -74,6 +73,7 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from ._validate import check_memory
 from .errors import InvalidProblemError
 
 __all__ = [
@@ -323,41 +323,18 @@ def _check_solution(sol: Any, name: str, sizes: tuple[int, int, int], *, complet
 
 # ------------------------------------------------------------------- writing
 
-def _umask() -> int:
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
 def _atomic_h5(path: str | os.PathLike, fill) -> None:
     import h5py
 
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    os.close(fd)
-    try:
+    from .io import atomic_write
+
+    with atomic_write(path) as tmp:
         try:  # stay readable by HDF5 1.10, which the fclib packages link against
             h5 = h5py.File(tmp, "w", libver=("earliest", "v110"))
         except (ValueError, TypeError):
             h5 = h5py.File(tmp, "w")
         with h5:
             fill(h5)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _write_ints(g, name: str, values) -> None:
@@ -560,21 +537,72 @@ def write_global(path: str | os.PathLike, problem: FclibGlobal, solution: FclibS
 
 # ------------------------------------------------------------------- reading
 
+def _where(parent, key: str) -> str:
+    return f"{parent.name.rstrip('/')}/{key}"
+
+
+def _get(parent, key: str, field_name: str):
+    """``parent[key]`` (a group or dataset) or None, refusing anything that would read outside the file.
+
+    Checked before any data is read: the link itself (external links, and soft
+    links, are refused: FCLIB files hold plain groups and datasets), and for a
+    dataset its storage (HDF5 external storage and virtual datasets, whose
+    bytes come from other files, are refused) and its size (it must fit in
+    memory).
+    """
+    import h5py
+
+    link = parent.get(key, getlink=True)
+    if link is None:
+        return None
+    where = _where(parent, key)
+    if isinstance(link, h5py.ExternalLink):
+        raise InvalidProblemError(field_name, f"{where} is an external link to {link.filename}:{link.path}; "
+                                              "refused (it would read another file)")
+    if isinstance(link, h5py.SoftLink):
+        raise InvalidProblemError(field_name, f"{where} is a soft link to {link.path}; refused (FCLIB files "
+                                              "hold plain groups and datasets, not links)")
+    if not isinstance(link, h5py.HardLink):  # pragma: no cover - user-defined link classes
+        raise InvalidProblemError(field_name, f"{where} is a link of an unknown kind; refused")
+    obj = parent.get(key)
+    if isinstance(obj, h5py.Dataset):
+        _check_dataset(obj, field_name)
+    return obj
+
+
+def _check_dataset(ds, field_name: str) -> None:
+    """Refuse a dataset whose bytes live outside this file, or whose size cannot fit in memory."""
+    if ds.is_virtual:
+        raise InvalidProblemError(field_name, f"dataset {ds.name} is a virtual dataset (its data come from "
+                                              "other files); refused")
+    if ds.external:
+        files = ", ".join(str(e[0]) for e in ds.external)
+        raise InvalidProblemError(field_name, f"dataset {ds.name} uses HDF5 external storage (file(s) {files}); "
+                                              "refused (it would read another file)")
+    check_memory(float(ds.size) * ds.dtype.itemsize, field_name, f"dataset {ds.name} (shape {ds.shape})",
+                 "refused")
+
+
+def _has(parent, key: str, field_name: str) -> bool:
+    return _get(parent, key, field_name) is not None
+
+
 def _node(parent, key: str, field_name: str, kind: str):
     import h5py
 
-    obj = parent.get(key)
+    obj = _get(parent, key, field_name)
     want = h5py.Group if kind == "group" else h5py.Dataset
     if obj is None or not isinstance(obj, want):
-        where = f"{parent.name.rstrip('/')}/{key}"
         what = "missing" if obj is None else f"is not a {kind}"
-        raise InvalidProblemError(field_name, f"{kind} {where} {what} in {parent.file.filename}")
+        raise InvalidProblemError(field_name, f"{kind} {_where(parent, key)} {what} in {parent.file.filename}")
     return obj
 
 
 def _read_array(ds, field_name: str) -> np.ndarray:
+    if ds.dtype.kind not in "iuf":
+        raise InvalidProblemError(field_name, f"dataset {ds.name} holds {ds.dtype}, not numbers")
     arr = np.asarray(ds[()])
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # pragma: no cover - checked from the dtype above
         raise InvalidProblemError(field_name, f"dataset {ds.name} holds {arr.dtype}, not numbers")
     return arr.reshape(-1)
 
@@ -610,6 +638,8 @@ def _read_matrix(parent, name: str) -> tuple[sp.csc_matrix, dict | None]:
     nzmax, m, n, nz = (_read_int(g, k, name) for k in ("nzmax", "m", "n", "nz"))
     if m < 0 or n < 0:
         raise InvalidProblemError(name, f"negative size m = {m}, n = {n} in {g.name}")
+    # the compressed form holds a pointer per column (or row): bound the sizes the file claims
+    check_memory(16.0 * (max(m, n) + 1), name, f"matrix {g.name} of claimed shape ({m}, {n})", "refused")
     if nz == -1 or nz == -2:  # compressed column / row
         outer, inner = (n, m) if nz == -1 else (m, n)
         p = _read_array(_node(g, "p", name, "dataset"), name)
@@ -638,20 +668,22 @@ def _read_matrix(parent, name: str) -> tuple[sp.csc_matrix, dict | None]:
     else:
         raise InvalidProblemError(name, f"unknown storage nz = {nz} in {g.name} (-1 csc, -2 csr, >= 0 triplet)")
     info = None
-    if "conditioning" in g:
+    if _has(g, "conditioning", name):
         info = {}
-        if "comment" in g:
-            info["comment"] = _read_string(g["comment"])
+        if _has(g, "comment", name):
+            info["comment"] = _read_string(_node(g, "comment", name, "dataset"))
         for key in (*_MATRIX_INFO_FLOATS, _SPARSITY):
-            if key in g:
+            if _has(g, key, name):
                 arr = _read_array(_node(g, key, name, "dataset"), name)
                 info[key] = float(arr[0]) if arr.size else math.nan
-        if "rank" in g:
+        if _has(g, "rank", name):
             info["rank"] = _read_int(g, "rank", name)
     return A, info
 
 
 def _read_string(ds) -> str:
+    if ds.dtype.kind not in "SUO":
+        raise InvalidProblemError("info", f"dataset {ds.name} holds {ds.dtype}, not a string")
     value = ds[()]
     if isinstance(value, np.ndarray):
         value = value.reshape(-1)[0] if value.size else b""
@@ -675,13 +707,14 @@ def _plain(value: Any) -> Any:
 def _read_info(root) -> dict:
     import h5py
 
-    g = root.get("info")
+    g = _get(root, "info", "info")
     if not isinstance(g, h5py.Group):
         return {}
     info: dict[str, Any] = {}
     for key in _INFO_STRINGS:
-        if isinstance(g.get(key), h5py.Dataset):
-            info[key] = _read_string(g[key])
+        ds = _get(g, key, "info")
+        if isinstance(ds, h5py.Dataset):
+            info[key] = _read_string(ds)
     for key, value in g.attrs.items():
         info[key] = _plain(value)
     return info
@@ -699,7 +732,7 @@ def _local_from(root, dense: bool) -> FclibLocal:
     mu = _read_vector(vec, "mu", "mu", m // d, nonneg=True)
     minfo = {"W": wi} if wi else {}
     V = R = s = None
-    if "V" in root or "R" in root:
+    if _has(root, "V", "V") or _has(root, "R", "R"):
         V, vi = _read_matrix(root, "V")
         R, ri = _read_matrix(root, "R")
         p = R.shape[0]
@@ -709,8 +742,11 @@ def _local_from(root, dense: bool) -> FclibLocal:
             raise InvalidProblemError("V", f"must have shape ({m}, {p}) to match W and R, got {V.shape}")
         s = _read_vector(vec, "s", "s", p)
         minfo.update({k: v for k, v in (("V", vi), ("R", ri)) if v})
-    mats = [W, V, R]
+    mats, names = [W, V, R], ["W", "V", "R"]
     if dense:
+        for key, A in zip(names, mats):
+            if A is not None:
+                check_memory(8.0 * A.shape[0] * A.shape[1], key, f"the dense form of {key} (shape {A.shape})")
         mats = [None if A is None else A.toarray() for A in mats]
     return FclibLocal(W=mats[0], q=q, mu=mu, spacedim=d, V=mats[1], R=mats[2], s=s,
                       info=_read_info(root), matrix_info=minfo)
@@ -733,15 +769,18 @@ def _global_from(root, dense: bool) -> FclibGlobal:
     mu = _read_vector(vec, "mu", "mu", m // d, nonneg=True)
     minfo = {k: v for k, v in (("M", mi), ("H", hi)) if v}
     G = b = None
-    if "G" in root:
+    if _has(root, "G", "G"):
         G, gi = _read_matrix(root, "G")
         if G.shape[0] != n:
             raise InvalidProblemError("G", f"must have {n} rows to match M, got shape {G.shape}")
         b = _read_vector(vec, "b", "b", G.shape[1])
         if gi:
             minfo["G"] = gi
-    mats = [M, H, G]
+    mats, names = [M, H, G], ["M", "H", "G"]
     if dense:
+        for key, A in zip(names, mats):
+            if A is not None:
+                check_memory(8.0 * A.shape[0] * A.shape[1], key, f"the dense form of {key} (shape {A.shape})")
         mats = [None if A is None else A.toarray() for A in mats]
     return FclibGlobal(M=mats[0], H=mats[1], G=mats[2], f=f, b=b, w=w, mu=mu, spacedim=d,
                        info=_read_info(root), matrix_info=minfo)
@@ -753,7 +792,7 @@ def _solution_from(g, name: str, sizes: tuple[int, int, int]) -> FclibSolution:
     nv, nr, nl = sizes
     vecs = {}
     for key, size in (("v", nv), ("u", nr), ("r", nr), ("l", nl)):
-        if isinstance(g.get(key), h5py.Dataset) and size:
+        if size and isinstance(_get(g, key, f"{name}.{key}"), h5py.Dataset):
             vecs[key] = _read_vector(g, key, f"{name}.{key}", size)
     return FclibSolution(**vecs)
 
@@ -764,10 +803,14 @@ def _open(path: str | os.PathLike):
     p = Path(path)
     if not p.exists():
         raise InvalidProblemError("file", f"{p}: no such file")
+    if p.is_dir():
+        raise InvalidProblemError("file", f"{p}: is a directory, not an FCLIB (HDF5) file")
     try:
         return h5py.File(p, "r")
     except OSError as exc:
-        raise InvalidProblemError("file", f"{p}: not an HDF5 file or unreadable ({exc})") from None
+        why = " ".join(str(exc).split())
+        why = why.split(" (file read failed")[0].split(" (file signature not found")[0]
+        raise InvalidProblemError("file", f"{p}: not an HDF5 file or unreadable ({why})") from None
 
 
 def read_fclib(path: str | os.PathLike, *, dense: bool = False) -> FclibFile:
@@ -775,7 +818,10 @@ def read_fclib(path: str | os.PathLike, *, dense: bool = False) -> FclibFile:
 
     Matrices come back as ``scipy.sparse.csc_matrix`` (dense arrays with
     ``dense=True``).  Solution sizes follow the global problem when the file
-    holds both, as in the reference library.
+    holds both, as in the reference library.  Links (external or soft),
+    datasets with HDF5 external storage and virtual datasets are refused
+    before any data is read (their bytes could come from any other file), and
+    every dataset's size is checked against the memory before it is read.
     """
     h5 = _open(path)
     try:
@@ -783,19 +829,24 @@ def read_fclib(path: str | os.PathLike, *, dense: bool = False) -> FclibFile:
             return _read_all(h5, os.fspath(path), dense)
     except InvalidProblemError:
         raise
-    except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
-        raise InvalidProblemError("file", f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
+    except MemoryError:
+        raise InvalidProblemError("file", f"{path}: does not fit in memory") from None
+    except Exception as exc:  # noqa: BLE001 - any failure to parse the file is a bad file (h5py, scipy)
+        why = " ".join(str(exc).split())
+        raise InvalidProblemError("file", f"{path}: cannot be read ({type(exc).__name__}: {why})") from None
 
 
 def _read_all(h5, path: str, dense: bool) -> FclibFile:
     import h5py
 
-    has_local = isinstance(h5.get("fclib_local"), h5py.Group)
-    has_global = isinstance(h5.get("fclib_global"), h5py.Group)
+    local_g = _get(h5, "fclib_local", "fclib_local")
+    global_g = _get(h5, "fclib_global", "fclib_global")
+    has_local = isinstance(local_g, h5py.Group)
+    has_global = isinstance(global_g, h5py.Group)
     if not (has_local or has_global):
         raise InvalidProblemError("fclib_local", f"{path} has neither a /fclib_local nor a /fclib_global group")
-    local = _local_from(h5["fclib_local"], dense) if has_local else None
-    glob = _global_from(h5["fclib_global"], dense) if has_global else None
+    local = _local_from(local_g, dense) if has_local else None
+    glob = _global_from(global_g, dense) if has_global else None
     if glob is not None:
         G = glob.G
         sizes = (np.shape(glob.M)[1], np.shape(glob.H)[1], 0 if G is None else np.shape(G)[1])
@@ -803,12 +854,13 @@ def _read_all(h5, path: str, dense: bool) -> FclibFile:
         R = local.R
         sizes = (0, np.shape(local.W)[1], 0 if R is None else np.shape(R)[1])
     solutions = []
-    if isinstance(h5.get("solution"), h5py.Group):
-        solutions.append(_solution_from(h5["solution"], "solution", sizes))
+    sol_g = _get(h5, "solution", "solution")
+    if isinstance(sol_g, h5py.Group):
+        solutions.append(_solution_from(sol_g, "solution", sizes))
     guesses = []
-    if isinstance(h5.get("guesses"), h5py.Group):
-        g = h5["guesses"]
-        if "number_of_guesses" in g:
+    g = _get(h5, "guesses", "guesses")
+    if isinstance(g, h5py.Group):
+        if _has(g, "number_of_guesses", "guesses"):
             count = _read_int(g, "number_of_guesses", "guesses")
             if count < 0:
                 raise InvalidProblemError("guesses", f"number_of_guesses = {count} is negative")

@@ -325,20 +325,25 @@ class Table:
         if suffix == ".npz":
             if _HEADER_KEY in self._cols:
                 raise InvalidOptionError("path", f"a column is named {_HEADER_KEY!r}, which .npz uses")
-            np.savez(path, **{_HEADER_KEY: np.array(text)}, **self._cols)
         elif suffix == ".csv":
             for name, c in self._cols.items():
                 if c.ndim > 2:
                     raise InvalidOptionError("path", f"column {name!r} has shape {c.shape}: "
                                                      ".csv holds at most 2-D columns, use .npz")
-            flat = _flat_columns(self._cols)
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                fh.write(_CSV_MARK + text + "\n")
-                writer = csv.writer(fh)
-                writer.writerow([name for name, _ in flat])
-                writer.writerows(zip(*(c.tolist() for _, c in flat)))
         else:
             raise InvalidOptionError("path", f"suffix must be .npz or .csv, got {path.name!r}")
+        from .io import atomic_write
+
+        with atomic_write(path) as tmp:          # an existing file is replaced only by a complete one
+            if suffix == ".npz":
+                np.savez(tmp, **{_HEADER_KEY: np.array(text)}, **self._cols)
+            else:
+                flat = _flat_columns(self._cols)
+                with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                    fh.write(_CSV_MARK + text + "\n")
+                    writer = csv.writer(fh)
+                    writer.writerow([name for name, _ in flat])
+                    writer.writerows(zip(*(c.tolist() for _, c in flat)))
         return path
 
     @classmethod

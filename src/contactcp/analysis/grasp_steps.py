@@ -100,7 +100,7 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         modes = list(states)
         forces: list[np.ndarray | None] = [None] * len(grasp.arms)
         if system is None:
-            Vdot = np.concatenate([sphere.wrench[:3] / sphere.mass, np.zeros(3)]
+            Vdot = np.concatenate([sphere.external_wrench[:3] / sphere.mass, np.zeros(3)]
                                   + [a.manipulator.forward_dynamics(q[j], qd[j], a.tau)
                                      for j, a in enumerate(grasp.arms)])
             out: DynamicResult | None = None
@@ -134,7 +134,7 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         w = sphere.omega + h * Vdot[3:6]
         R = Rotation.from_rotvec(h * w).as_matrix() @ sphere.R
         sphere = RigidBody(mass=sphere.mass, inertia=sphere.inertia, R=R, p=sphere.p + h * v, v=v, omega=w,
-                           wrench=sphere.wrench, name=sphere.name)
+                           wrench=sphere.wrench, gravity=sphere.gravity, name=sphere.name)
         off = 6
         for j, a in enumerate(grasp.arms):
             n = a.manipulator.n
@@ -163,7 +163,7 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
             Minv_Hc = np.linalg.solve(system.mass_matrix(), Hc)
             V = V - Minv_Hc @ np.linalg.lstsq(Hc.T @ Minv_Hc, Hc.T @ V, rcond=None)[0]
             sphere = RigidBody(mass=sphere.mass, inertia=sphere.inertia, R=sphere.R, p=sphere.p, v=V[:3],
-                               omega=V[3:6], wrench=sphere.wrench, name=sphere.name)
+                               omega=V[3:6], wrench=sphere.wrench, gravity=sphere.gravity, name=sphere.name)
             off = 6
             for j, a in enumerate(grasp.arms):
                 qd[j] = V[off:off + a.manipulator.n].copy()

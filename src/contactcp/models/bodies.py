@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
-from .._validate import matrix, number, vector
+from .._validate import matrix, number, real_array, vector
 from .contacts import cross3
 
 __all__ = ["RigidBody", "GRAVITY"]
@@ -31,9 +31,12 @@ class RigidBody:
         (symmetric positive definite; a scalar ``I`` means ``I * eye(3)``)
     R, p : orientation (rotation matrix, body to world) and centre-of-mass position
     v, omega : linear velocity of the centre of mass and angular velocity (world)
-    wrench : applied external wrench ``g_obj`` = (force, torque about the centre
-        of mass), world frame; None means gravity ``mass * gravity``
-    gravity : used when ``wrench`` is None
+    wrench : the applied external wrench (force, torque about the centre of
+        mass), world frame, gravity NOT included; default zero
+    gravity : the gravitational acceleration (world frame; default
+        ``(0, 0, -9.81)``, ``[0, 0, 0]`` for none).  The weight ``mass * gravity``
+        is always added to ``wrench``: :attr:`external_wrench` is the sum,
+        Buffo–Maciel's ``g_obj``.
     """
 
     mass: float
@@ -42,7 +45,7 @@ class RigidBody:
     p: Any = field(default_factory=lambda: np.zeros(3))
     v: Any = field(default_factory=lambda: np.zeros(3))
     omega: Any = field(default_factory=lambda: np.zeros(3))
-    wrench: Any = None
+    wrench: Any = field(default_factory=lambda: np.zeros(6))
     gravity: Any = field(default_factory=lambda: GRAVITY.copy())
     name: str = "object"
 
@@ -52,10 +55,11 @@ class RigidBody:
         m = number(self.mass, f"{self.name}.mass")
         if m <= 0:
             raise InvalidProblemError(f"{self.name}.mass", f"must be positive, got {self.mass}")
-        if np.ndim(self.inertia) == 0:
-            I = number(self.inertia, f"{self.name}.inertia") * np.eye(3)
+        inertia = real_array(self.inertia, f"{self.name}.inertia")
+        if inertia.ndim == 0:
+            I = number(float(inertia), f"{self.name}.inertia") * np.eye(3)
         else:
-            I = _mat3(self.inertia, f"{self.name}.inertia")
+            I = _mat3(inertia, f"{self.name}.inertia")
         if not np.allclose(I, I.T, atol=1e-12 * max(1.0, np.abs(I).max())):
             raise InvalidProblemError(f"{self.name}.inertia", "must be symmetric")
         if np.linalg.eigvalsh(I).min() <= 0:
@@ -69,10 +73,17 @@ class RigidBody:
         s(self, "R", R)
         for name in ("p", "v", "omega", "gravity"):
             s(self, name, vector(getattr(self, name), f"{self.name}.{name}", 3))
-        if self.wrench is None:
-            s(self, "wrench", np.concatenate([m * self.gravity, np.zeros(3)]))
-        else:
-            s(self, "wrench", vector(self.wrench, f"{self.name}.wrench", 6))
+        s(self, "wrench", np.zeros(6) if self.wrench is None else vector(self.wrench, f"{self.name}.wrench", 6))
+
+    @property
+    def weight(self) -> np.ndarray:
+        """``(mass * gravity, 0)``: the wrench of gravity about the centre of mass."""
+        return np.concatenate([self.mass * self.gravity, np.zeros(3)])
+
+    @property
+    def external_wrench(self) -> np.ndarray:
+        """``g_obj = wrench + (mass * gravity, 0)``: everything applied but the contact forces."""
+        return self.wrench + self.weight
 
     @property
     def inertia_world(self) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidProblemError
-from .._validate import number, vector
+from .._validate import number, real_array, vector
 
 __all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
 
@@ -108,14 +108,16 @@ class Contact:
         if mu < 0:
             raise InvalidProblemError(f"{label}.mu", f"friction coefficient must be >= 0 and finite, got {self.mu}")
         s(self, "mu", mu)
-        if self.state not in ("rolling", "sliding"):
+        if not isinstance(self.state, str) or self.state not in ("rolling", "sliding"):
             raise InvalidProblemError(f"{label}.state", f"must be 'rolling' or 'sliding', got {self.state!r}")
         if not isinstance(self.other, (Ground, Link, Body)):
             raise InvalidProblemError(f"{label}.other", "must be Ground(), Link(arm, link) or Body(index)")
         if self.v_t is not None:
-            vt = np.atleast_1d(np.asarray(self.v_t, dtype=float))
+            vt = np.atleast_1d(real_array(self.v_t, f"{label}.v_t"))
             if vt.ndim != 1 or vt.size not in (1, 2) or not np.all(np.isfinite(vt)):
-                raise InvalidProblemError(f"{label}.v_t", "must be 1 or 2 finite numbers")
+                raise InvalidProblemError(f"{label}.v_t", f"must be 1 or 2 finite numbers, got shape {vt.shape}"
+                                          if vt.ndim != 1 or vt.size not in (1, 2)
+                                          else "must be 1 or 2 finite numbers")
             s(self, "v_t", vt)
         C = contact_frame(n, None if self.tangent is None else vector(self.tangent, f"{label}.tangent", 3))
         C.setflags(write=False)

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pinocchio as pin
 
-from .._validate import matrix, vector
+from .._validate import matrix, real_array, vector
 from ..errors import ContactCPError, InvalidProblemError
 
 __all__ = ["Manipulator", "InverseKinematicsError"]
@@ -90,10 +90,7 @@ def _inertias(value: Any, n: int) -> np.ndarray:
     """(n, 3, 3) symmetric PSD inertia tensors from (n, 3, 3) or (n, 6) [Ixx Iyy Izz Ixy Iyz Ixz]."""
     if value is None:
         return np.zeros((n, 3, 3))
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidProblemError("inertias", f"cannot be read as an array of numbers ({exc})") from None
+    arr = real_array(value, "inertias")
     if arr.shape == (n, 6):
         xx, yy, zz, xy, yz, xz = arr.T
         arr = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], 1)
@@ -186,7 +183,7 @@ class Manipulator:
         base_M = _transform(base, "base")
         tool_M = _transform(tool, "tool")
         g = vector(gravity, "gravity", 3)
-        if convention not in ("standard", "modified"):
+        if not isinstance(convention, str) or convention not in ("standard", "modified"):
             raise InvalidProblemError("convention", f"must be 'standard' or 'modified', got {convention!r}")
         if not isinstance(name, str):
             raise InvalidProblemError("name", f"must be a string, got {type(name).__name__}")

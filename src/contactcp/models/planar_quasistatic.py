@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._validate import index_mask, matrix, vector
+from .._validate import index_mask, matrix, real_array, vector
 from ..errors import InvalidProblemError
 
 __all__ = ["PlanarQuasistaticProblem", "planar_wrench", "prismatic_fingers", "revolute_chain_jacobian"]
@@ -235,10 +235,7 @@ class PlanarQuasistaticProblem:
 
 def _length(value: Any, field: str, n: int) -> np.ndarray:
     """A float vector of length n (NaN allowed here; callers mask the unused entries)."""
-    try:
-        arr = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise InvalidProblemError(field, "cannot be read as numbers") from None
+    arr = real_array(value, field).reshape(-1)
     if arr.size != n:
         raise InvalidProblemError(field, f"must have length n_theta = {n}, got {arr.size}")
     return arr

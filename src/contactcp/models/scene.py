@@ -4,7 +4,7 @@ Layout (every key but ``bodies`` and ``contacts`` optional)::
 
     {"planar": false,
      "bodies":   [{"mass": 1.0, "inertia": 0.01 | [[...]], "R": [[...]], "p": [...], "v": [...],
-                   "omega": [...], "wrench": [fx, fy, fz, tx, ty, tz], "gravity": [...], "name": "obj"}],
+                   "omega": [...], "wrench": [fx, fy, fz, tx, ty, tz], "gravity": [gx, gy, gz], "name": "obj"}],
      "arms":     [{"dh": [[theta, d, a, alpha], ...], "joint_types": "RRP", "masses": [...], "coms": [...],
                    "inertias": [...], "base": [[4x4]], "tool": [[4x4]], "convention": "standard",
                    "q": [...], "qdot": [...], "tau": [...]}
@@ -12,11 +12,15 @@ Layout (every key but ``bodies`` and ``contacts`` optional)::
      "contacts": [{"body": 0, "point": [...], "normal": [...], "mu": 0.5,
                    "other": "ground" | {"body": 1} | {"arm": 0, "link": 5},
                    "tangent": [...], "state": "rolling" | "sliding", "v_t": [...], "name": "C1"}]}
+
+A body's ``"wrench"`` is the applied wrench (force, torque about the centre of
+mass; default zero) and does not include gravity: the weight ``mass *
+gravity`` is always added, with ``"gravity"`` ``[0, 0, -9.81]`` by default
+(``[0, 0, 0]`` for none).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -117,12 +121,6 @@ def system_from_dict(d: dict) -> MultibodySystem:
 
 def load_system(path: str | Path) -> MultibodySystem:
     """Read a scene JSON file (see the module docstring)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InvalidProblemError("file", f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidProblemError("file", f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return system_from_dict(data)
+    from ..io import read_json
+
+    return system_from_dict(read_json(path))

@@ -34,11 +34,11 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import InvalidProblemError
-from .._validate import vector
+from .._validate import check_memory, vector
 from .bodies import RigidBody
 from .contacts import Body, Contact, Ground, Link, contact_frame, cross3
 
-__all__ = ["Arm", "MultibodySystem", "ContactDynamics"]
+__all__ = ["Arm", "MultibodySystem", "ContactDynamics", "dense_bytes"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,21 @@ class ContactDynamics:
         return out
 
 
+def dense_bytes(n_dof: int, n_c: int, dim: int = 3) -> int:
+    """Bytes of the dense arrays that assembling ``a = A c + b`` and solving its contact problem need,
+    at least: ``M`` and its Cholesky factor, ``H`` and ``M^-1 H``, ``A`` (three copies) and the
+    friction-pyramid LCP (up to ``(2 dim - 1) n_c`` unknowns: its matrix, the maps to forces and
+    Lemke's tableau, about four such matrices)."""
+    m = dim * n_c
+    nz = (2 * dim - 1) * n_c
+    return 8 * (2 * n_dof * n_dof + 2 * n_dof * m + 3 * m * m + 4 * nz * nz)
+
+
+def check_size(n_dof: int, n_c: int, dim: int, field: str, what: str) -> None:
+    """Refuse (InvalidProblemError naming ``field``) a system whose dense arrays cannot fit in memory."""
+    check_memory(dense_bytes(n_dof, n_c, dim), field, what)
+
+
 class MultibodySystem:
     """Objects, arms and contacts; :meth:`dynamics` builds ``a = A c + b``.
 
@@ -210,7 +225,7 @@ class MultibodySystem:
         """``f = (g_obj + h_obj ; tau - g_man - h_man)`` (Buffo–Maciel (7), (9))."""
         arm_terms = self._arm_terms() if _arm_terms is None else _arm_terms
         sel = self._body_sel()
-        parts = [(b.wrench + b.velocity_product())[sel] for b in self.bodies] + [t[1] for t in arm_terms]
+        parts = [(b.external_wrench + b.velocity_product())[sel] for b in self.bodies] + [t[1] for t in arm_terms]
         return np.concatenate(parts)
 
     def contact_jacobian(self, _arm_terms: list | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -243,6 +258,8 @@ class MultibodySystem:
 
     def dynamics(self) -> ContactDynamics:
         """Assemble ``a = A c + b`` (Buffo–Maciel (21)–(24))."""
+        check_size(self.n_dof, len(self.contacts), self.dim, "contacts",
+                   f"a system of {len(self.contacts)} contacts and {self.n_dof} degrees of freedom")
         arm_terms = self._arm_terms()
         H, k = self.contact_jacobian(arm_terms)
         M = self.mass_matrix(arm_terms)

@@ -14,6 +14,8 @@ import numpy as np  # noqa: E402
 
 from ..interpret.dynamic import ContactOutcome  # noqa: E402
 from ..scenarios.buffo2006 import Grasp  # noqa: E402
+from ..io import atomic_write  # noqa: E402
+from . import _format  # noqa: E402
 
 _MODE_COLORS = {"rolling": "tab:green", "sliding": "tab:orange", "breaking": "tab:red"}
 
@@ -61,6 +63,9 @@ def plot_grasp(grasp: Grasp, outcomes: Sequence[ContactOutcome] | None = None, a
 def save_grasp(grasp: Grasp, outcomes, path: str | Path, **kw) -> Path:
     fig = plot_grasp(grasp, outcomes, **kw)
     path = Path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with atomic_write(path) as tmp:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight", format=_format(path))
+    finally:
+        plt.close(fig)
     return path

@@ -14,6 +14,8 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ..analysis.modemap import MODE_CLASSES  # noqa: E402
+from ..io import atomic_write  # noqa: E402
+from . import _format  # noqa: E402
 
 __all__ = ["plot_mode_map", "plot_sign_map", "plot_diagonal", "save"]
 
@@ -84,7 +86,10 @@ def plot_diagonal(tau: np.ndarray, a_z: np.ndarray, classes: Sequence[int] | Non
 
 def save(fig, path: str | Path) -> Path:
     path = Path(path)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        with atomic_write(path) as tmp:
+            fig.savefig(tmp, dpi=120, format=_format(path))
+    finally:
+        plt.close(fig)
     return path

@@ -14,6 +14,8 @@ from scipy.spatial import ConvexHull, QhullError  # noqa: E402
 
 from ..interpret.quasistatic import MODE_CODES, QuasistaticSolution  # noqa: E402
 from ..models.planar_quasistatic import PlanarQuasistaticProblem  # noqa: E402
+from ..io import atomic_write  # noqa: E402
+from . import _format  # noqa: E402
 
 _COLORS = {"rolling": "tab:green", "sliding+": "tab:orange", "sliding-": "tab:purple", "breaking": "tab:red"}
 
@@ -71,8 +73,11 @@ def plot_motion(problem: PlanarQuasistaticProblem, sol: QuasistaticSolution | No
 
 def save_motion(problem, sol, path: Path, title: str | None = None) -> Path:
     fig, ax = plt.subplots(figsize=(5.5, 5.0))
-    plot_motion(problem, sol, ax, title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        plot_motion(problem, sol, ax, title)
+        fig.tight_layout()
+        with atomic_write(path) as tmp:
+            fig.savefig(tmp, dpi=120, format=_format(Path(path)))
+    finally:
+        plt.close(fig)
     return path

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ..errors import InvalidProblemError
 from ..result import Residual
-from .._validate import matrix, vector
+from .._validate import integer, matrix, real_array, vector
 from ._base import Problem, require
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
@@ -85,11 +85,13 @@ class FrictionContactProblem(Problem):
     kind = "FrictionContact"
 
     def __init__(self, W: Any, q: Any, mu: Any, dim: int = 3):
-        if dim not in (2, 3):
-            raise InvalidProblemError("dim", f"must be 2 or 3, got {dim!r}")
+        dim = integer(dim, "dim", choices=(2, 3))
         if sp.issparse(W):
+            require(W.ndim == 2 and W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
+            if W.dtype.kind not in "fiu":
+                raise InvalidProblemError("W", "cannot be read as real numbers: got a sparse matrix of dtype "
+                                               f"{W.dtype}")
             W = sp.csr_matrix(W, dtype=np.float64)
-            require(W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
             require(bool(np.all(np.isfinite(W.data))), "W", "contains NaN or inf")
             W.data.setflags(write=False)
         else:
@@ -97,7 +99,7 @@ class FrictionContactProblem(Problem):
         m = W.shape[0]
         require(m >= dim and m % dim == 0, "W", f"size {m} is not a positive multiple of dim = {dim}")
         n_c = m // dim
-        mu_arr = np.asarray(mu, dtype=float)
+        mu_arr = real_array(mu, "mu")
         if mu_arr.ndim == 0:
             mu_arr = np.full(n_c, float(mu_arr))
         mu_arr = vector(mu_arr, "mu", n_c)

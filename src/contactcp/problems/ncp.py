@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import InvalidProblemError
 from ..result import Residual
-from .._validate import positive_int
+from .._validate import number, positive_int
 from ._base import Problem, complementarity_residual, require
 
 __all__ = ["MixedNCP"]
@@ -42,7 +42,8 @@ class MixedNCP(Problem):
         require(m == 0 or callable(G), "G", "must be callable when m > 0")
         for name, fn in (("jac_F", jac_F), ("jac_G", jac_G)):
             require(fn is None or callable(fn), name, "must be callable or None")
-        require(np.isfinite(scale) and scale > 0, "scale", f"must be a positive number, got {scale}")
+        scale = number(scale, "scale")
+        require(scale > 0, "scale", f"must be a positive number, got {scale}")
         self.F, self.G, self.p, self.m = F, G, p, m
         self.jac_F, self.jac_G = jac_F, jac_G
         self.scale = float(scale)

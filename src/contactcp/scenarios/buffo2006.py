@@ -137,7 +137,7 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     mu = number(mu, "mu")
     if mu < 0:
         raise InvalidProblemError("mu", f"must be >= 0, got {mu}")
-    if state not in ("rolling", "sliding"):
+    if not isinstance(state, str) or state not in ("rolling", "sliding"):
         raise InvalidProblemError("state", f"must be 'rolling' or 'sliding', got {state!r}")
     pts = contact_points(p)
     bases = finger_bases(p)

@@ -17,7 +17,7 @@ import numpy as np
 from ..models.bodies import RigidBody
 from ..models.contacts import Contact, Link
 from ..models.manipulator import Manipulator
-from ..models.system import Arm, MultibodySystem
+from ..models.system import Arm, MultibodySystem, check_size
 from .._validate import positive_int
 
 __all__ = ["random_system", "cartesian_finger"]
@@ -45,6 +45,8 @@ def random_system(n_c: int, seed: int = 0, n_objects: int = 1, mu: tuple[float, 
     """A random contact state with ``n_c`` finger contacts on ``n_objects`` spheres."""
     n_c = positive_int(n_c, "n_c")
     n_objects = positive_int(n_objects, "n_objects")
+    # refuse sizes that cannot fit before building n_c fingers (3 prismatic joints each)
+    check_size(6 * n_objects + 3 * n_c, n_c, 3, "n_c", f"a random state with {n_c} contacts")
     rng = np.random.default_rng(positive_int(seed, "seed", minimum=0))
     bodies = []
     for k in range(n_objects):

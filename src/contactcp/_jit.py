@@ -1,0 +1,126 @@
+"""Compiled kernels: say so when they compile, and compile them all ahead (``contactcp warmup``).
+
+The numerical kernels are numba functions with ``cache=True``: the first use
+on a machine compiles them (about :data:`COLD_COMPILE_SECONDS` s in all) and
+stores the machine code next to the modules (or in numba's user cache), so
+later runs load it in milliseconds.  A cold cache is detected from numba's own
+event API (a ``numba:compile`` event is raised only when a kernel is not in the
+cache): the first such event for a contactcp kernel logs one warning on the
+``contactcp`` logger, once per process (worker processes stay silent).
+:func:`warmup` compiles every kernel the solvers use, so that no later run
+waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import time
+from typing import Any
+
+__all__ = ["COLD_COMPILE_SECONDS", "NOTICE", "install_notice", "warmup", "compile_events"]
+
+#: seconds the first run spends compiling every kernel (measured with ``contactcp warmup``, cold cache)
+COLD_COMPILE_SECONDS = 40
+
+NOTICE = f"compiling numerical kernels once (about {COLD_COMPILE_SECONDS} s); later runs use the cache"
+
+logger = logging.getLogger("contactcp")
+
+_state: dict[str, Any] = {"said": False, "installed": False, "events": 0}
+
+
+def _ours(event: Any) -> bool:
+    data = getattr(event, "data", None) or {}
+    func = getattr(data.get("dispatcher"), "py_func", None)
+    return str(getattr(func, "__module__", "")).startswith("contactcp")
+
+
+def compile_events() -> int:
+    """How many contactcp kernels this process has compiled (cache misses) so far."""
+    return int(_state["events"])
+
+
+def install_notice() -> None:
+    """Listen to numba's compile events (once per process; called when contactcp is imported)."""
+    if _state["installed"]:
+        return
+    _state["installed"] = True
+    try:
+        from numba.core import event as ev
+    except ImportError:  # pragma: no cover - numba without the event API
+        return
+
+    class _Notice(ev.Listener):
+        def on_start(self, event: Any) -> None:
+            if not _ours(event):
+                return
+            _state["events"] += 1
+            if _state["said"] or multiprocessing.parent_process() is not None:
+                return
+            _state["said"] = True
+            logger.warning(NOTICE)
+
+        def on_end(self, event: Any) -> None:
+            pass
+
+    ev.register("numba:compile", _Notice())
+
+
+def _problems() -> list[Any]:
+    import numpy as np
+    import scipy.sparse as sp
+
+    from .problems import LCP, BoxLCP, MixedLCP
+    from .problems.friction import FrictionContactProblem
+
+    M = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
+    W3 = np.kron(np.eye(2), np.array([[2.0, 0.1, 0.0], [0.1, 1.5, 0.2], [0.0, 0.2, 1.0]]))
+    W2 = np.array([[2.0, 0.3, 0.1, 0.0], [0.3, 1.0, 0.0, 0.1], [0.1, 0.0, 2.0, 0.2], [0.0, 0.1, 0.2, 1.0]])
+    return [
+        LCP(M, [-1.0, 2.0, -3.0]),
+        LCP([[0.0, 1.0], [-1.0, 0.0]], [-1.0, -1.0]),                       # a ray: certificates
+        LCP([[-1.0, 0.0], [0.0, -1.0]], [-1.0, -1.0]),                      # infeasible
+        MixedLCP(M, [-1.0, 2.0, -3.0], [2]),
+        BoxLCP(M, [-1.0, 2.0, -3.0], [0.0, -1.0, 0.0], [1.0, 1.0, np.inf]),
+        FrictionContactProblem(W3, [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]),
+        FrictionContactProblem(sp.csr_matrix(W3), [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]),
+        FrictionContactProblem(W2, [-1.0, 0.5, -2.0, 0.3], [0.4, 0.6], dim=2),
+    ]
+
+
+def warmup(progress: bool = False) -> dict[str, Any]:
+    """Compile (or load from the cache) every kernel the solvers use, by solving small problems with
+    every registered method; returns ``{"compiled": kernels compiled now, "seconds": time spent,
+    "solves": runs}``."""
+    import numpy as np
+
+    from . import solve, solve_batch
+    from ._registry import methods
+    from .errors import ContactCPError
+
+    install_notice()
+    t0 = time.perf_counter()
+    before = compile_events()
+    runs = 0
+    for problem in _problems():
+        for name in methods(problem):
+            if progress:
+                print(f"  {type(problem).__name__}: {name}", flush=True)
+            try:
+                solve(problem, name)
+            except ContactCPError:      # a method that does not take this instance; the others still run
+                pass
+            runs += 1
+    problems = _problems()
+    extras = [(problems[0], "lemke", {"basis": [0]}),                      # warm-started Lemke
+              (problems[5], "newton", {"linear": "lu"}), (problems[5], "newton", {"linear": "gmres"})]
+    for problem, name, options in extras:
+        try:
+            solve(problem, name, **options)
+        except ContactCPError:
+            pass
+        runs += 1
+    solve_batch(np.eye(2), np.array([[-1.0, -2.0], [1.0, -1.0]]))
+    runs += 1
+    return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}
