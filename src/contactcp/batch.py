@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import DEFAULT_TOL
+from ._registry import DEFAULT_TOL, solve
 from ._validate import _all_finite, real_array
 from .errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from .problems import LCP
@@ -136,6 +136,17 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
         if cert is not None:
             certs[int(k)] = cert
             status[k] = idx[Status.NO_SOLUTION]
+    # the rare inconclusive ones (a ray without proof, the pivot limit, an inaccurate point) go through
+    # the single-problem Lemke, with its restarts, equilibration and certificates
+    again = np.flatnonzero((status != idx[Status.SOLVED]) & (status != idx[Status.NO_SOLUTION]))
+    for k in again:
+        res = solve(LCP(M[k], q[k]), "lemke", tol, d=None if d is None else dv, max_iter=max_iter,
+                    piv_tol=float(piv_tol), lexicographic=bool(lexicographic), check_every=int(check_every))
+        if res.status is Status.SOLVED:
+            Z[k], W[k], values[k], status[k] = res.x, res.w, res.residual.value, idx[Status.SOLVED]
+        elif res.status is Status.NO_SOLUTION and res.certificate is not None and res.certificate.verified:
+            certs[int(k)], status[k] = res.certificate, idx[Status.NO_SOLUTION]
+        pivots[k] += res.iterations
     return BatchResult(x=Z, w=W, status=status, residual=values, iterations=pivots,
                        time=time.perf_counter() - t0, method="lemke", tol=float(tol), certificates=certs)
 
