@@ -269,17 +269,18 @@ def permuted_triangular(n, rng):
 
 
 def near_singular(n, rng):
-    """Integer matrix with an exactly singular principal block, then (usually) one diagonal
-    entry of the block nudged by a few units in the last place: that minor is tiny, of either sign."""
-    A = integer_matrix(n, rng)
-    A[np.diag_indices(n)] = np.abs(A.diagonal()) + 2.0
+    """A singular positive semidefinite block (a Gram matrix of k integer vectors in k - 1
+    dimensions) in an integer matrix, then usually one diagonal entry of the block nudged by a few
+    units in the last place: that minor is tiny, of either sign, or exactly zero."""
+    A = rng.integers(-1, 2, (n, n)).astype(float)
+    A[np.diag_indices(n)] = 6.0
     k = int(rng.integers(2, n + 1))
     S = np.sort(rng.choice(n, size=k, replace=False))
-    Bf = rng.integers(-2, 3, (k, k - 1)).astype(float)
-    Cf = rng.integers(-2, 3, (k - 1, k)).astype(float)
-    A[np.ix_(S, S)] = Bf @ Cf                          # rank <= k - 1: det A[S, S] = 0 exactly
+    Bv = rng.integers(-2, 3, (k, k - 1)).astype(float)
+    Bv[~Bv.any(axis=1), 0] = 1.0                      # nonzero rows: a positive diagonal
+    A[np.ix_(S, S)] = Bv @ Bv.T                        # det A[S, S] = 0 exactly
     i = int(S[rng.integers(k)])
-    A[i, i] += rng.choice([0.0, 1.0, -1.0, 3.0, -3.0]) * 2.0 ** -50 * max(1.0, abs(A[i, i]))
+    A[i, i] += rng.choice([0.0, 1.0, -1.0, 3.0, -3.0]) * 2.0 ** -50 * A[i, i]
     return A
 
 
@@ -485,6 +486,25 @@ def test_min_minor_is_the_smallest_pivot_ratio():
     v = p_matrix_test([[1.0, 3.0], [0.2, 1.0]])
     assert (v.is_p, v.test) == (True, TEST_EXACT)
     assert v.min_minor == pytest.approx(0.25, rel=1e-12)
+
+
+def test_margin_of_each_p_proof():
+    v = p_matrix_test([[1.0, 0.5], [0.25, 1.0]])                  # rows: margins 0.5 and 0.75
+    assert (v.is_p, v.test, v.margin) == (True, TEST_DIAGONALLY_DOMINANT, 0.5)
+    eps = 2.0 ** -52
+    v = p_matrix_test([[1.0, 1.0 - eps], [0.0, 1.0]])               # dominant by one unit in the last place
+    assert (v.is_p, v.test) == (True, TEST_DIAGONALLY_DOMINANT)
+    assert v.margin == pytest.approx(eps) and "nearly singular" in v.detail
+    assert "nearly singular" not in p_matrix_test([[1.0, 1.0 - eps], [0.0, 1.0]], rtol=0.0).detail
+    A = np.array([[2.0, -1.2, 0.0], [-1.2, 2.0, -1.2], [0.0, -1.2, 2.0]])   # PD, not dominant
+    v = p_matrix_test(A)
+    assert (v.is_p, v.test) == (True, TEST_SYMMETRIC_PD)
+    assert v.margin == pytest.approx((2.0 - 1.2 * np.sqrt(2.0)) / 2.0, rel=1e-12)
+    v = p_matrix_test([[1.0, 3.0], [0.2, 1.0]])
+    assert (v.test, v.margin, v.min_minor) == (TEST_EXACT, v.min_minor, v.min_minor)
+    for B in ([[1.0, 2.0], [3.0, 1.0]], NEG3, _embed(NEG3, (-2.0, -2.0, -2.0))):
+        v = p_matrix_test(B)
+        assert v.is_p is False and v.margin is None
 
 
 # ---------------------------------------------------------------------------

@@ -111,8 +111,9 @@ of ``|L| |U|``, the scale of the rounding error of an elimination, Higham,
 *Accuracy and Stability of Numerical Algorithms*, Theorem 9.3).  The ratio lies
 in ``[-1, 1]``, does not change when rows or columns are scaled by positive
 numbers, and is 1 for a triangular matrix whatever its off-diagonal entries.
-A P verdict whose smallest ratio is below ``rtol`` says "nearly singular" in
-its ``detail``; the verdict itself does not depend on ``rtol``.
+A P verdict whose ``margin`` (this ratio, or the margin of the sufficient
+test that decided) is below ``rtol`` says "nearly singular" in its
+``detail``; the verdict itself does not depend on ``rtol``.
 """
 
 from __future__ import annotations
@@ -198,6 +199,16 @@ class PMatrixVerdict:
     principal minor that is nonpositive (proven: exact arithmetic, or a
     verified floating-point bound for a determinant above
     :data:`EXACT_DET_MAX_N`).
+    ``margin``: when ``is_p`` is True, how far the proof is from failing,
+    relative to the scale of the data (a floating-point estimate, for
+    reporting and for callers that need robustness, never for the verdict):
+    the smallest dominance margin ``(A_ii - sum_j |A_ij|) / A_ii``, the
+    smallest eigenvalue of the symmetric part over its largest entry, or the
+    smallest pivot ratio (``min_minor``).  Relative perturbations of the
+    entries well below it keep the matrix P (to first order; a factor ``n``
+    for the eigenvalue); a P verdict with ``margin < rtol`` is labelled
+    "nearly singular" in ``detail``.  None otherwise (and for a positive
+    definite symmetric part above n = 1000).
 
     There is deliberately no ``__bool__`` (an undecided verdict is neither
     true nor false): use ``verdict.is_p is True`` or :attr:`decided`.
@@ -208,6 +219,7 @@ class PMatrixVerdict:
     detail: str
     min_minor: float | None = None
     witness: tuple[int, ...] | None = None
+    margin: float | None = None
 
     @property
     def decided(self) -> bool:
@@ -459,9 +471,9 @@ def p_matrix_test(A: Any, *, exact_max_n: int = 20, rtol: float = 1e-10) -> PMat
     Every decided verdict is exact for the matrix as given: a sign within its
     floating-point error bound is decided in rational arithmetic, and an
     exactly singular principal submatrix makes the matrix "not P".  ``rtol``
-    no longer changes a verdict: a P verdict whose smallest pivot ratio (the
-    pivot relative to the magnitude of its terms) is below ``rtol`` is labelled
-    "nearly singular" in ``detail``.  The exhaustive test takes about 0.3 s at
+    no longer changes a verdict: a P verdict whose ``margin`` (the smallest
+    dominance margin, relative eigenvalue or pivot ratio) is below ``rtol`` is
+    labelled "nearly singular" in ``detail``.  The exhaustive test takes about 0.3 s at
     n = 20 when it has to run to the end.
 
     Raises :class:`~contactcp.errors.InvalidProblemError` (field ``"A"``) unless
@@ -499,13 +511,13 @@ def p_matrix_test(A: Any, *, exact_max_n: int = 20, rtol: float = 1e-10) -> PMat
         tried.append(f"2x2 minors (skipped, n > {_PAIRS_MAX_N})")
 
     # 3. strict diagonal dominance (sufficient)
-    v = _dominant(A, diag)
+    v = _dominant(A, diag, rtol)
     if v is not None:
         return v
     tried.append("strict row/column diagonal dominance (no)")
 
     # 4. positive definite symmetric part (sufficient)
-    v = _symmetric_pd(A)
+    v = _symmetric_pd(A, rtol)
     if v is not None:
         return v
     tried.append("symmetric part positive definite (not proven)")
@@ -576,7 +588,11 @@ def _pairs(A: np.ndarray) -> PMatrixVerdict | None:
     return None
 
 
-def _dominant(A: np.ndarray, diag: np.ndarray) -> PMatrixVerdict | None:
+def _near(margin: float | None, rtol: float) -> str:
+    return f"; nearly singular (margin below rtol = {rtol:g})" if margin is not None and margin < rtol else ""
+
+
+def _dominant(A: np.ndarray, diag: np.ndarray, rtol: float) -> PMatrixVerdict | None:
     """Strict row or column diagonal dominance, proven: float row sums against an upper bound of
     their rounding error, the rows within it by an exact sum."""
     n = A.shape[0]
@@ -597,27 +613,30 @@ def _dominant(A: np.ndarray, diag: np.ndarray) -> PMatrixVerdict | None:
         with np.errstate(over="ignore", invalid="ignore"):
             margin = (diag - s) / diag
         j = int(np.argmin(margin))
+        mj = float(margin[j])
         return PMatrixVerdict(True, TEST_DIAGONALLY_DOMINANT,
                               f"every {what} i: A[i,i] > sum_(j != i) |A[{'i,j' if axis else 'j,i'}]| "
-                              f"(smallest margin {margin[j]:.3g} A[i,i], {what} {j}; rounding bounded, "
-                              f"borderline sums exact)")
+                              f"(smallest margin {mj:.3g} A[i,i], {what} {j}; rounding bounded, "
+                              f"borderline sums exact){_near(mj, rtol)}", margin=mj)
     return None
 
 
-def _symmetric_pd(A: np.ndarray) -> PMatrixVerdict | None:
+def _symmetric_pd(A: np.ndarray, rtol: float) -> PMatrixVerdict | None:
     if not positive_definite(A):
         return None
     n = A.shape[0]
     S = 0.5 * A + 0.5 * A.T
+    margin = None
     if n <= _EIG_MAX_N:
         smax = float(np.abs(S).max())
         lam = float(sla.eigh(S, eigvals_only=True, subset_by_index=[0, 0], check_finite=False)[0])
+        margin = lam / smax
         detail = (f"smallest eigenvalue of (A + A^T)/2 is {lam:.6g} "
-                  f"({lam / smax:.3g} times its largest entry) > 0; proven by a Cholesky factorisation "
-                  f"with a shift covering its rounding (Rump)")
+                  f"({margin:.3g} times its largest entry) > 0; proven by a Cholesky factorisation "
+                  f"with a shift covering its rounding (Rump){_near(margin, rtol)}")
     else:
         detail = "(A + A^T)/2 is positive definite: a Cholesky factorisation with a shift covering its rounding (Rump)"
-    return PMatrixVerdict(True, TEST_SYMMETRIC_PD, detail)
+    return PMatrixVerdict(True, TEST_SYMMETRIC_PD, detail, margin=margin)
 
 
 def _signed_det(A: np.ndarray, what: str) -> tuple[int, Fraction | None, str]:
@@ -762,8 +781,7 @@ def _all_minors(A: np.ndarray, As: np.ndarray, R0: np.ndarray, e: np.ndarray, rt
             B, R, Mg = _advance(B, R, Mg)
     how = ("each sign proven by rigorous error bounds" if not n_exact else
            f"each sign proven by rigorous error bounds, {n_exact} within them decided in exact arithmetic")
-    near = f"; nearly singular (below rtol = {rtol:g})" if lowest < rtol else ""
     return PMatrixVerdict(True, TEST_EXACT,
                           f"all {(1 << n) - 1} principal minors are positive ({how}); the smallest pivot ratio "
-                          f"is {lowest:.3g} (index set {_fmt_set(lowest_set)}){near}",
-                          min_minor=lowest)
+                          f"is {lowest:.3g} (index set {_fmt_set(lowest_set)}){_near(lowest, rtol)}",
+                          min_minor=lowest, margin=lowest)
