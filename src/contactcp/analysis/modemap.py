@@ -15,7 +15,10 @@ and ``b_Pi = P b(tau)``.  Each chunk of grid points is solved at once:
 Then, per point and exactly as :func:`contactcp.analysis.determinacy.analyse`
 does for one state, the bound (23) selects the feasible solutions, equal
 physical solutions are merged, and the verdict, modes (R/S/B), transitions and
-the object's acceleration are read off.  ``tests/test_yashima.py`` checks the
+the object's acceleration are read off (the P verdicts are exact; "determinate"
+asks them for the margin of :data:`contactcp.analysis.determinacy.P_MARGIN`,
+through the same :func:`~contactcp.analysis.determinacy.p_rank`; the column
+``p_matrix`` is 1 for P with that margin, 0 for not P, -1 otherwise).  ``tests/test_yashima.py`` checks the
 batched path against :func:`analyse` point by point.
 """
 

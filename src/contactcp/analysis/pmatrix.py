@@ -41,10 +41,13 @@ order of cost, and the exhaustive test last:
    covers the rounding of forming the symmetric part and of the factorisation
    (:func:`contactcp.linalg.verified.positive_definite`; about ``4 (n + 1) u``
    times the trace);
-5. ``det A > 0`` (necessary, ``O(n^3)``): the sign of an LU factorisation with
-   partial pivoting decides only when proven (a verified bound on
-   ``|| (LU)^-1 (PA - LU) ||``, :func:`contactcp.linalg.verified.det_sign_verified`)
-   or, for ``n <= EXACT_DET_MAX_N``, checked by an exact determinant;
+5. ``det A > 0`` (necessary, ``O(n^3)``): a negative sign of an LU
+   factorisation with partial pivoting decides only when proven (the
+   residuals ``I - X PA`` and ``I - X LU`` of an approximate inverse ``X``
+   bounded rigorously below 1/2,
+   :func:`contactcp.linalg.verified.det_sign_verified`) or, for
+   ``n <= EXACT_DET_MAX_N``, checked by an exact determinant (a positive sign
+   passes: it would prove nothing);
 6. the leading principal minors are positive (necessary, n <= 1000):
    elimination without pivoting, the recursion's own path to ``{0..n-1}``; a
    pivot ratio below ``2^-20`` is checked by an exact leading minor, and when
