@@ -310,36 +310,29 @@ def _advance_kernel(B, R, Mg, nxt, rnx, mnx):  # pragma: no cover - compiled
     half, size = B.shape[0], B.shape[1]
     m = size - 1
     two_u = 2.0 * _U
-    s1 = np.empty(m)
-    g = np.empty(m)
     for T in range(half):
-        for i in range(m):
-            for j in range(m):
-                nxt[T, i, j] = B[T, i + 1, j + 1]
-                rnx[T, i, j] = R[T, i + 1, j + 1]
-                mnx[T, i, j] = Mg[T, i + 1, j + 1]
         p = B[T, 0, 0]
         rp = R[T, 0, 0]
         lo = (p - rp) * (1.0 - 8.0 * _U) - TINY                 # linalg.verified.down
-        if not lo > 0.0:
-            lo = np.nan                                        # the branch's radii become NaN: borderline
-        for j in range(m):
-            ab = abs(B[T, 0, j + 1])
-            rb = R[T, 0, j + 1]
-            s1[j] = _up(ab + rb, 1)                            # >= |b_j (exact)|
-            g[j] = _up(rb + ab * two_u, 2)                     # error of b_j + rounding of l_i b_j
+        # an upper bound of 1 / (p - r_p); NaN when p - r_p is not proven positive, so that the
+        # branch's radii become NaN and every pivot of it is borderline at the next level
+        ilo = _up(1.0 / lo, 1) if lo > 0.0 else np.nan
         for i in range(m):
             l = B[T, i + 1, 0] / p
             al = abs(l)
             # |c_i/p (exact) - l| <= (r_c + |c_i/p| r_p) / (p - r_p) + u |c_i/p|, underflow included
-            el = _up((R[T, i + 1, 0] + (al + TINY) * rp + TINY) / lo + al * two_u, 4)
+            el = _up((R[T, i + 1, 0] + (al + TINY) * rp + TINY) * ilo + al * two_u, 5)
             for j in range(m):
                 b = B[T, 0, j + 1]
+                ab = abs(b)
+                rb = R[T, 0, j + 1]
                 v = B[T, i + 1, j + 1] - l * b
                 nxt[half + T, i, j] = v
-                rad = R[T, i + 1, j + 1] + el * s1[j] + al * g[j] + abs(v) * two_u
-                rnx[half + T, i, j] = _up(rad, 6)
-                mnx[half + T, i, j] = Mg[T, i + 1, j + 1] + al * abs(b)
+                # error of C + error of l times |b (exact)| + |l| (error of b + rounding of l b)
+                # + rounding of the subtraction: a sum of terms each rounded a few times
+                rad = R[T, i + 1, j + 1] + el * (ab + rb) + al * (rb + ab * two_u) + abs(v) * two_u
+                rnx[half + T, i, j] = _up(rad, 10)
+                mnx[half + T, i, j] = Mg[T, i + 1, j + 1] + al * ab
 
 
 def _advance(B: np.ndarray, R: np.ndarray, Mg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -349,8 +342,11 @@ def _advance(B: np.ndarray, R: np.ndarray, Mg: np.ndarray) -> tuple[np.ndarray, 
     exactly).  ``R`` bounds the error of ``B`` entrywise (see the module
     docstring): for the new entry ``v = C - l b`` with ``l = c / p``,
     ``|v(exact) - v| <= R_C + e_l (|b| + r_b) + |l| (r_b + 2u |b|) + 2u |v|``
-    with ``e_l`` the error bound of ``l``, each term rounded upwards
-    (:func:`contactcp.linalg.verified.up`; an FMA only removes roundings).
+    with ``e_l = (r_c + |l| r_p) / (p - r_p) + 2u |l|`` the error bound of
+    ``l`` (the ``2u`` terms cover the roundings of ``l``, of ``l b`` and of
+    the subtraction), each expression inflated for its own roundings and
+    underflows by :func:`contactcp.linalg.verified.up` (an FMA only removes
+    roundings).
     ``Mg`` is the magnitude of the terms, for the reported ratios.  Where the
     lower bound ``p - r`` of a pivot is not positive in floating point, the
     radii of its branch become NaN, so that every pivot of that branch is
@@ -363,6 +359,9 @@ def _advance(B: np.ndarray, R: np.ndarray, Mg: np.ndarray) -> tuple[np.ndarray, 
     nxt = np.empty((2 * half, m, m))
     rnx = np.empty((2 * half, m, m))
     mnx = np.empty((2 * half, m, m))
+    nxt[:half] = B[:, 1:, 1:]                  # k left out: B_T without its first row and column
+    rnx[:half] = R[:, 1:, 1:]
+    mnx[:half] = Mg[:, 1:, 1:]
     with np.errstate(all="ignore"):
         _advance_kernel(B, R, Mg, nxt, rnx, mnx)
     return nxt, rnx, mnx
