@@ -192,6 +192,73 @@ def test_map_enumeration_path_agrees_with_the_lemke_path():
     assert np.all(b["verdict"] == VERDICTS.index("not-P"))   # forced non-P: unique but not certified unique
 
 
+def _exact_is_p(A):
+    """All principal minors positive, by Fraction elimination (independent of contactcp)."""
+    import itertools
+    from fractions import Fraction
+
+    def det(M):
+        M = [[Fraction(float(x)) for x in row] for row in M]
+        n, d = len(M), Fraction(1)
+        for c in range(n):
+            p = next((r for r in range(c, n) if M[r][c] != 0), None)
+            if p is None:
+                return Fraction(0)
+            if p != c:
+                M[c], M[p], d = M[p], M[c], -d
+            d *= M[c][c]
+            for r in range(c + 1, n):
+                f = M[r][c] / M[c][c]
+                M[r] = [a - f * b for a, b in zip(M[r], M[c])]
+        return d
+    n = A.shape[0]
+    return all(det(A[np.ix_(S, S)]) > 0 for k in range(1, n + 1) for S in itertools.combinations(range(n), k))
+
+
+@pytest.mark.parametrize("system", ["hand-0.2", "hand-100", "two-contacts", "random-0", "random-3"])
+def test_determinacy_p_verdicts_are_exact(system):
+    """Each combination's P verdict is the exact one for its A_Pi (no rounding decides a sign)."""
+    if system.startswith("hand"):
+        sys_ = two_finger_hand(float(system.split("-")[1]), 3.0, 6.0).system
+    elif system == "two-contacts":             # rows that coincide: exactly singular minors
+        body = RigidBody(mass=2.0, inertia=1.0, wrench=[3.0, -2 * G, 0, 0, 0, 0])
+        sys_ = MultibodySystem([body], [Contact(0, [x, 0, 0], [0, 1, 0], 0.5, tangent=[1, 0, 0])
+                                        for x in (-0.5, 0.5)], planar=True)
+    else:
+        sys_ = random_system(2, seed=int(system.split("-")[1]))
+    out = analyse(sys_)
+    for o in out.combinations:
+        assert o.p_matrix.decided
+        assert o.p_matrix.is_p is _exact_is_p(o.lcp.A), (o.label, o.p_matrix)
+    if out.verdict == "determinate":
+        assert out.p_matrix is True
+
+
+def test_determinate_needs_a_p_margin(monkeypatch):
+    """A P verdict by a margin below P_MARGIN does not make a state determinate (the matrix is
+    computed from the model in floating point): undecided, in analyse and in the map alike."""
+    import contactcp.analysis.determinacy as det
+    out = analyse(block(push=3.0))
+    assert out.verdict == "determinate" and out.p_matrix is True
+    real = det.p_matrix_test
+    for margin, verdict in ((1e-14, "undecided"), (None, "undecided"), (1e-3, "determinate")):
+        monkeypatch.setattr(det, "p_matrix_test", lambda A, **kw: replace(real(A, **kw), margin=margin))
+        out = analyse(block(push=3.0))
+        assert out.verdict == verdict and out.p_matrix is True and out.distinct_solutions == 1
+    monkeypatch.setattr(det, "p_matrix_test", real)
+    m = hand_model(0.4)
+    t1, t2 = np.array([0.0, 2.0, 5.0]), np.array([0.0, 7.0, 5.0])
+    a = hand_states(t1, t2, mu=0.4)
+    assert np.all(a["verdict"] == VERDICTS.index("determinate"))
+    thin = replace(m, pv=[replace(v, margin=1e-14) for v in m.pv])
+    b = hand_states(t1, t2, mu=0.4, model=thin)
+    assert np.all(b["verdict"] == VERDICTS.index("undecided")) and np.all(b["p_matrix"] == -1)
+    np.testing.assert_array_equal(a["n_distinct"], b["n_distinct"])
+    for k in range(t1.size):                    # the one-state algorithm agrees
+        monkeypatch.setattr(det, "p_matrix_test", lambda A, **kw: replace(real(A, **kw), margin=1e-14))
+        assert analyse(two_finger_hand(0.4, float(t1[k]), float(t2[k])).system).verdict == "undecided"
+
+
 def test_rolling_region_grows_with_mu_and_az_turns_positive():
     t = np.linspace(0.0, 10.0, 11)
     rr = [int((hand_map(mu, t, t, workers=1, progress=False)["cls"] == 0).sum()) for mu in (0.2, 0.4)]

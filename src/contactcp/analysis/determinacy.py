@@ -10,8 +10,9 @@ bound (23); the mechanically feasible ones are collected.  The verdict:
 * ``several`` — more than one distinct feasible solution;
 * ``none`` — no combination is feasible;
 * ``not-P`` — one feasible solution, but its ``A_Pi`` is not a P-matrix;
-* ``undecided`` — the P-matrix test could not decide, or a combination too
-  large to enumerate was not a P-matrix (its solution set is not known).
+* ``undecided`` — the P-matrix test could not decide, ``A_Pi`` is a P-matrix
+  only by a margin below :data:`P_MARGIN` (below), or a combination too large
+  to enumerate was not a P-matrix (its solution set is not known).
 
 Two combinations can give the *same* physical solution (a rolling contact with
 zero friction in one direction, or a breaking contact with zero tangential
@@ -26,6 +27,24 @@ the acceleration scale of the state (``max(|b|, |A c|)``), so it is relative to
 the data.  Every solution is rechecked against the original conditions
 (equations of motion, Signorini, the pyramid friction law) by
 :func:`contactcp.interpret.dynamic.check_dynamic`.
+
+**What is exact and what is a tolerance.**  The P-matrix verdict on each
+``A_Pi`` is exact for that matrix (:func:`contactcp.analysis.pmatrix.p_matrix_test`:
+every sign proven, an exactly singular minor is "not P"), and a "not-P"
+verdict rests on it.  Everything else compares *numerical solutions* with the
+state's own scales, and a tolerance is the right notion there, because the
+solutions are approximations certified to a residual ``tol``: feasibility of
+a solution under the bound (23) and ``f_N >= 0`` (``BOUND_RTOL``), whether two
+solutions are the same physical solution (``SAME_RTOL``, so ``several``
+means two certified solutions farther apart than that), and the modes
+(``mode_tol``).  A "determinate" verdict additionally asks the P verdict for a
+margin: ``A_Pi = P A T`` is computed in floating point from the model (mass
+matrix, Jacobians, products), so a matrix that is P only by a relative margin
+below :data:`P_MARGIN` (its smallest dominance margin, relative eigenvalue or
+pivot ratio, ``PMatrixVerdict.margin``) is not evidence that the *model* is
+determinate — a physically indeterminate state (e.g. two contacts whose rows
+coincide) can round to a barely-P matrix on one machine and to a singular one
+on another — and the verdict is ``undecided`` rather than ``determinate``.
 """
 
 from __future__ import annotations
@@ -47,7 +66,8 @@ from ..problems import LCP
 from ..result import Status
 from .pmatrix import PMatrixVerdict, p_matrix_test
 
-__all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "VERDICTS", "ENUMERATE_MAX_N"]
+__all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "p_rank", "VERDICTS",
+           "ENUMERATE_MAX_N", "P_MARGIN"]
 
 #: the verdicts of :func:`analyse`
 VERDICTS = ("determinate", "several", "none", "not-P", "undecided")
@@ -56,6 +76,17 @@ ENUMERATE_MAX_N = 14
 #: relative tolerance of the bound (23) and of the comparison of solutions
 BOUND_RTOL = 1e-9
 SAME_RTOL = 1e-7
+#: a P verdict makes a state determinate only with a margin above this (see the module docstring)
+P_MARGIN = 1e-10
+
+
+def p_rank(v: PMatrixVerdict) -> int:
+    """2: P with a margin above :data:`P_MARGIN`; 1: P by a smaller margin, or undecided; 0: not P (proven)."""
+    if v.is_p is False:
+        return 0
+    if v.is_p is True and v.margin is not None and v.margin > P_MARGIN:
+        return 2
+    return 1
 
 
 @dataclass
@@ -215,18 +246,17 @@ def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_e
     best_p = None
     if len(found) == 1:
         # the solution is unique for every right-hand side if any combination that gives it is P
+        # (with a margin: see the module docstring); the first of the best rank
         pvs = [o.p_matrix for o in found[0][4]]
-        best_p = next((v for v in pvs if v.is_p), next((v for v in pvs if v.is_p is None), pvs[0]))
+        best_p = max(pvs, key=p_rank)
     if not complete:
         verdict = "several" if len(found) > 1 and certified else "undecided"
     elif len(found) > 1:
         verdict = "several"
     elif not found:
         verdict = "none"
-    elif best_p.is_p is None:
-        verdict = "undecided"
     else:
-        verdict = "determinate" if best_p.is_p else "not-P"
+        verdict = ("not-P", "undecided", "determinate")[p_rank(best_p)]
     out = Determinacy(cd, verdict, outcomes, n_feasible, len(found), None, "none")
     if len(found) == 1:
         c, a, Vdot, viol, combos = found[0]

@@ -15,7 +15,10 @@ and ``b_Pi = P b(tau)``.  Each chunk of grid points is solved at once:
 Then, per point and exactly as :func:`contactcp.analysis.determinacy.analyse`
 does for one state, the bound (23) selects the feasible solutions, equal
 physical solutions are merged, and the verdict, modes (R/S/B), transitions and
-the object's acceleration are read off.  ``tests/test_yashima.py`` checks the
+the object's acceleration are read off (the P verdicts are exact; "determinate"
+asks them for the margin of :data:`contactcp.analysis.determinacy.P_MARGIN`,
+through the same :func:`~contactcp.analysis.determinacy.p_rank`; the column
+``p_matrix`` is 1 for P with that margin, 0 for not P, -1 otherwise).  ``tests/test_yashima.py`` checks the
 batched path against :func:`analyse` point by point.
 """
 
@@ -34,7 +37,7 @@ from ..interpret.dynamic import MODE_TOL
 from ..errors import InvalidProblemError
 from .._validate import number
 from ..scenarios.yashima import HandParameters, two_finger_hand
-from .determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS
+from .determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS, p_rank
 from .pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["MODE_CLASSES", "MODE_NAMES", "HandModel", "hand_model", "hand_states", "hand_map"]
@@ -204,12 +207,11 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     for i, (Y, ok, r, ci) in enumerate(cands):
         sel = rep == i
         c[sel], a[sel], resid[sel] = Cs[i][sel], As[i][sel], r[sel]
-    # the P verdict of the solution: P if any combination that gives it is P (as analyse)
-    rank = {True: 2, None: 1, False: 0}
+    # the P verdict of the solution: P (with a margin) if any combination that gives it is (as analyse)
     best = np.full(K, -1)
     for i, (Y, ok, r, ci) in enumerate(cands):
         same = has & F[i] & same_as(Cs[i], As[i], np.nan_to_num(c), np.nan_to_num(a))
-        best[same] = np.maximum(best[same], rank[m.pv[ci].is_p])
+        best[same] = np.maximum(best[same], p_rank(m.pv[ci]))
     pflag[best == 2], pflag[best == 0] = 1, 0
     Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
     viol = np.where(has, _check_batch(m, np.nan_to_num(c), Vdot, bt), np.nan)
