@@ -122,5 +122,7 @@ def warmup(progress: bool = False) -> dict[str, Any]:
             pass
         runs += 1
     solve_batch(np.eye(2), np.array([[-1.0, -2.0], [1.0, -1.0]]))
-    runs += 1
+    from .analysis.pmatrix import p_matrix_test
+    p_matrix_test(np.array([[1.0, 0.0, 0.0], [5.0, 1.0, 0.0], [5.0, 5.0, 1.0]])[[2, 0, 1]][:, [2, 0, 1]])
+    runs += 2
     return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}

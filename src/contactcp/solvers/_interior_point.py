@@ -121,14 +121,13 @@ def matrix_class(M: np.ndarray) -> tuple[str, bool]:
 
 
 def _is_p_matrix(M: np.ndarray) -> bool:
-    """True when :func:`contactcp.analysis.pmatrix.p_matrix_test` proves M a P-matrix.
-
-    A minor counts as positive only when its pivot exceeds ``1e-12`` times the
-    magnitude of the terms that cancel in it; an undecided verdict is False.
-    """
+    """True when :func:`contactcp.analysis.pmatrix.p_matrix_test` proves M a P-matrix with a margin
+    above ``1e-12`` (a barely-P matrix gets no convergence promise); an undecided verdict is False.
+    The verdict only labels the method's convergence guarantee in its message."""
     from ..analysis.pmatrix import p_matrix_test  # local: analysis sits above the solvers
 
-    return p_matrix_test(M, rtol=1e-12).is_p is True
+    v = p_matrix_test(M)
+    return v.is_p is True and v.margin is not None and v.margin > 1e-12
 
 
 # ---------------------------------------------------------------------------
