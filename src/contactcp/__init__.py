@@ -6,16 +6,16 @@
 ('SOLVED', [1.333333, 2.333333])
 """
 
-from ._jit import install_notice as _install_notice
+from contactcp._jit import install_notice as _install_notice
 
 _install_notice()                       # one warning on the "contactcp" logger when kernels compile (cold cache)
 
-from ._jit import warmup  # noqa: E402
-from ._registry import DEFAULT_TOL, methods, solve  # noqa: E402
-from .batch import BatchResult, solve_batch  # noqa: E402
-from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError  # noqa: E402
-from .problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
-from .result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate,  # noqa: E402
+from contactcp._jit import warmup  # noqa: E402
+from contactcp._registry import DEFAULT_TOL, methods, solve  # noqa: E402
+from contactcp.batch import BatchResult, solve_batch  # noqa: E402
+from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError  # noqa: E402
+from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
+from contactcp.result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate,  # noqa: E402
                      Residual, Result, Status)
 
 __version__ = "0.1.0"

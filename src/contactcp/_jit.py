@@ -71,8 +71,8 @@ def _problems() -> list[Any]:
     import numpy as np
     import scipy.sparse as sp
 
-    from .problems import LCP, BoxLCP, MixedLCP
-    from .problems.friction import FrictionContactProblem
+    from contactcp.problems import LCP, BoxLCP, MixedLCP
+    from contactcp.problems.friction import FrictionContactProblem
 
     M = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
     W3 = np.kron(np.eye(2), np.array([[2.0, 0.1, 0.0], [0.1, 1.5, 0.2], [0.0, 0.2, 1.0]]))
@@ -95,9 +95,9 @@ def warmup(progress: bool = False) -> dict[str, Any]:
     "solves": runs}``."""
     import numpy as np
 
-    from . import solve, solve_batch
-    from ._registry import methods
-    from .errors import ContactCPError
+    from contactcp import solve, solve_batch
+    from contactcp._registry import methods
+    from contactcp.errors import ContactCPError
 
     install_notice()
     t0 = time.perf_counter()
@@ -122,7 +122,7 @@ def warmup(progress: bool = False) -> dict[str, Any]:
             pass
         runs += 1
     solve_batch(np.eye(2), np.array([[-1.0, -2.0], [1.0, -1.0]]))
-    from .analysis.pmatrix import p_matrix_test
+    from contactcp.analysis.pmatrix import p_matrix_test
     p_matrix_test(np.array([[1.0, 0.0, 0.0], [5.0, 1.0, 0.0], [5.0, 5.0, 1.0]])[[2, 0, 1]][:, [2, 0, 1]])
     runs += 2
     return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}

@@ -18,9 +18,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
-from .problems import Problem
-from .result import Certificate, Result, Status
+from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
+from contactcp.problems import Problem
+from contactcp.result import Certificate, Result, Status
 
 __all__ = ["Raw", "register", "solve", "methods", "method_info", "default_chain", "set_default_chain", "DEFAULT_TOL", "integer", "real", "boolean",
            "choice", "vector"]
@@ -225,7 +225,7 @@ _LOADED = False
 def _ensure_loaded() -> None:
     global _LOADED
     if not _LOADED:
-        from . import solvers  # noqa: F401  (importing registers the methods)
+        from contactcp import solvers  # noqa: F401  (importing registers the methods)
         _LOADED = True
 
 

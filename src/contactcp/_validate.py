@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .errors import InvalidProblemError
+from contactcp.errors import InvalidProblemError
 
 
 _KIND_NAMES = {

@@ -14,15 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import DEFAULT_TOL, solve
-from ._validate import _all_finite, real_array
-from .errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
-from .problems import LCP
-from .problems._base import linear_residual
-from .problems._kernels import lcp_residual_batch
-from .result import Certificate, Status
-from .solvers import _lemke_kernel as K
-from .solvers._certificates import lcp_farkas
+from contactcp._registry import DEFAULT_TOL, solve
+from contactcp._validate import _all_finite, real_array
+from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
+from contactcp.problems import LCP
+from contactcp.problems._base import linear_residual
+from contactcp.problems._kernels import lcp_residual_batch
+from contactcp.result import Certificate, Status
+from contactcp.solvers import _lemke_kernel as K
+from contactcp.solvers._certificates import lcp_farkas
 
 __all__ = ["BatchResult", "solve_batch"]
 

@@ -24,8 +24,8 @@ import traceback
 import warnings
 from typing import Sequence
 
-from . import __version__
-from .errors import ContactCPError
+from contactcp import __version__
+from contactcp.errors import ContactCPError
 
 __all__ = ["main"]
 
@@ -74,8 +74,8 @@ def _print_json(obj) -> None:
 
 
 def _cmd_lcp(args: argparse.Namespace) -> int:
-    from . import solve
-    from .io import load_lcp
+    from contactcp import solve
+    from contactcp.io import load_lcp
 
     problem = load_lcp(args.file)
     result = solve(problem, method=args.method, tol=args.tol)
@@ -91,11 +91,11 @@ def _cmd_lcp(args: argparse.Namespace) -> int:
 
 
 def _cmd_quasistatic(args: argparse.Namespace) -> int:
-    from .errors import InvalidProblemError
-    from .io import load_arrays
-    from .models.planar_quasistatic import PlanarQuasistaticProblem
-    from .quasistatic import solve_quasistatic
-    from .scenarios.pang1994 import data_set
+    from contactcp.errors import InvalidProblemError
+    from contactcp.io import load_arrays
+    from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
+    from contactcp.quasistatic import solve_quasistatic
+    from contactcp.scenarios.pang1994 import data_set
 
     if (args.dataset is None) == (args.file is None):
         raise InvalidProblemError("quasistatic", "give exactly one of --dataset N or FILE.json")
@@ -117,15 +117,15 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
 
 
 def _cmd_dynamic(args: argparse.Namespace) -> int:
-    from .dynamic import solve_dynamic
-    from .errors import InvalidProblemError
-    from .models.scene import load_system
-    from .scenarios.random_dynamic import random_system
+    from contactcp.dynamic import solve_dynamic
+    from contactcp.errors import InvalidProblemError
+    from contactcp.models.scene import load_system
+    from contactcp.scenarios.random_dynamic import random_system
 
     if (args.random is None) == (args.file is None):
         raise InvalidProblemError("dynamic", "give exactly one of --random N or FILE.json")
     if args.random is not None:
-        from .models.system import check_size
+        from contactcp.models.system import check_size
 
         if args.random < 1:
             raise InvalidProblemError("--random", f"must be at least 1, got {args.random}")
@@ -147,13 +147,13 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
 
 
 def _cmd_grasp(args: argparse.Namespace) -> int:
-    from .scenarios.buffo2006 import puma3_grasp, solve_grasp
+    from contactcp.scenarios.buffo2006 import puma3_grasp, solve_grasp
 
     _output_path(args.picture, "--picture", _PICTURE_SUFFIXES)
     grasp = puma3_grasp(args.mu, args.state)
     out = solve_grasp(grasp, args.method, tol=args.tol)
     if args.picture:
-        from .plotting.grasp import save_grasp
+        from contactcp.plotting.grasp import save_grasp
         save_grasp(grasp, out.contacts, args.picture)
     if args.json:
         _print_json(out.to_dict())
@@ -172,7 +172,7 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
 
 
 def _cmd_hand2d(args: argparse.Namespace) -> int:
-    from .errors import InvalidProblemError
+    from contactcp.errors import InvalidProblemError
 
     if args.map:
         if args.tau1 is not None or args.tau2 is not None:
@@ -180,8 +180,8 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
         return _hand2d_map(args)
     if args.tau1 is None or args.tau2 is None:
         raise InvalidProblemError("hand2d", "give --tau1 T --tau2 T (one state) or --map")
-    from .analysis.determinacy import analyse
-    from .scenarios.yashima import two_finger_hand
+    from contactcp.analysis.determinacy import analyse
+    from contactcp.scenarios.yashima import two_finger_hand
 
     hand = two_finger_hand(args.mu, args.tau1, args.tau2)
     out = analyse(hand.system, tol=args.tol)
@@ -211,10 +211,10 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
 def _hand2d_map(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .analysis.modemap import MODE_CLASSES, hand_map
-    from .errors import InvalidProblemError
+    from contactcp.analysis.modemap import MODE_CLASSES, hand_map
+    from contactcp.errors import InvalidProblemError
 
-    from .analysis.determinacy import VERDICTS
+    from contactcp.analysis.determinacy import VERDICTS
 
     if args.resolution < 2:
         raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
@@ -230,12 +230,12 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
     # both outputs or neither: each goes to a temporary file, renamed into place when both are complete
     with contextlib.ExitStack() as stack:
-        from .io import atomic_write
+        from contactcp.io import atomic_write
 
         if args.out:
             table.save(stack.enter_context(atomic_write(args.out)))
         if args.picture:
-            from .plotting.modemap import plot_mode_map, save
+            from contactcp.plotting.modemap import plot_mode_map, save
             save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
                  stack.enter_context(atomic_write(args.picture)))
     # success: every state decided (determinate or proved not to be); undecided states fail the run
@@ -261,7 +261,7 @@ _MAP_BYTES_PER_STATE = 512
 
 def _check_map_size(resolution: int, option: str) -> None:
     """Refuse a mode map whose resolution^2 states cannot fit in memory, before allocating the grid."""
-    from ._validate import check_memory
+    from contactcp._validate import check_memory
 
     check_memory(float(resolution) ** 2 * _MAP_BYTES_PER_STATE, option,
                  f"a {resolution} x {resolution} mode map ({resolution ** 2:.3g} states)")
@@ -271,7 +271,7 @@ def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
     """Check an output file's suffix and folder before any work is done."""
     from pathlib import Path
 
-    from .errors import InvalidProblemError
+    from contactcp.errors import InvalidProblemError
 
     if path is None:
         return
@@ -288,8 +288,8 @@ def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
-    from .dynamic import solve_cone
-    from .io_fclib import read_local
+    from contactcp.dynamic import solve_cone
+    from contactcp.io_fclib import read_local
 
     problem = read_local(args.file).to_problem()
     result = solve_cone(problem, method=args.method, tol=args.tol)
@@ -305,7 +305,7 @@ def _cmd_fclib(args: argparse.Namespace) -> int:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
-    from ._registry import method_info, methods
+    from contactcp._registry import method_info, methods
 
     for name in methods():
         for spec in method_info(name):
@@ -317,8 +317,8 @@ def _cmd_methods(args: argparse.Namespace) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .errors import InvalidProblemError
-    from .experiments import EXPERIMENTS, run
+    from contactcp.errors import InvalidProblemError
+    from contactcp.experiments import EXPERIMENTS, run
 
     names = list(EXPERIMENTS) if "all" in args.names else args.names
     for name in names:
@@ -343,7 +343,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_warmup(args: argparse.Namespace) -> int:
-    from ._jit import warmup
+    from contactcp._jit import warmup
 
     out = warmup()
     if out["compiled"]:

@@ -16,15 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import DEFAULT_TOL, solve
-from .errors import InvalidOptionError, InvalidProblemError
-from .formulations.buffo_mncp import buffo_mncp
-from .formulations.dynamic_cone import cone_forces, cone_problem
-from .formulations.pyramid_lcp import pyramid_lcp
-from .interpret.dynamic import ContactOutcome, check_dynamic, classify
-from .models.system import ContactDynamics, MultibodySystem
-from .problems import FrictionContactProblem
-from .result import Result, Status
+from contactcp._registry import DEFAULT_TOL, solve
+from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.formulations.buffo_mncp import buffo_mncp
+from contactcp.formulations.dynamic_cone import cone_forces, cone_problem
+from contactcp.formulations.pyramid_lcp import pyramid_lcp
+from contactcp.interpret.dynamic import ContactOutcome, check_dynamic, classify
+from contactcp.models.system import ContactDynamics, MultibodySystem
+from contactcp.problems import FrictionContactProblem
+from contactcp.result import Result, Status
 
 __all__ = ["DynamicResult", "solve_dynamic", "solve_cone", "CHECK_TOL", "FRICTION_LAWS"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .problems import LCP
+from contactcp.problems import LCP
 
 __all__ = ["spd", "p_matrix", "psd_planted", "contact", "FAMILIES"]
 

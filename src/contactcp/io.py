@@ -25,9 +25,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ._validate import check_memory
-from .errors import InvalidProblemError
-from .problems import LCP
+from contactcp._validate import check_memory
+from contactcp.errors import InvalidProblemError
+from contactcp.problems import LCP
 
 __all__ = ["load_arrays", "load_lcp", "save_lcp", "atomic_write"]
 

@@ -73,8 +73,8 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from ._validate import check_memory
-from .errors import InvalidProblemError
+from contactcp._validate import check_memory
+from contactcp.errors import InvalidProblemError
 
 __all__ = [
     "FclibLocal",
@@ -128,7 +128,7 @@ class FclibLocal:
         """The :class:`~contactcp.problems.friction.FrictionContactProblem` (W, q, mu) (no V, R)."""
         if self.V is not None or self.R is not None:
             raise InvalidProblemError("V", "problems with V, R (equality constraints) have no FrictionContactProblem")
-        from .problems.friction import FrictionContactProblem
+        from contactcp.problems.friction import FrictionContactProblem
         return FrictionContactProblem(self.W, self.q, self.mu, dim=int(self.spacedim))
 
     @classmethod
@@ -326,7 +326,7 @@ def _check_solution(sol: Any, name: str, sizes: tuple[int, int, int], *, complet
 def _atomic_h5(path: str | os.PathLike, fill) -> None:
     import h5py
 
-    from .io import atomic_write
+    from contactcp.io import atomic_write
 
     with atomic_write(path) as tmp:
         try:  # stay readable by HDF5 1.10, which the fclib packages link against

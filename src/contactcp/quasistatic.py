@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._registry import DEFAULT_TOL, solve
-from .formulations.quasistatic_ucp import QuasistaticUCP, quasistatic_ucp
-from .interpret.quasistatic import QuasistaticSolution, interpret_quasistatic
-from .models.planar_quasistatic import PlanarQuasistaticProblem
-from .result import Result, Status
+from contactcp._registry import DEFAULT_TOL, solve
+from contactcp.formulations.quasistatic_ucp import QuasistaticUCP, quasistatic_ucp
+from contactcp.interpret.quasistatic import QuasistaticSolution, interpret_quasistatic
+from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
+from contactcp.result import Result, Status
 
 __all__ = ["QuasistaticResult", "solve_quasistatic"]
 

@@ -62,7 +62,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import ContactCPError, InvalidOptionError, InvalidProblemError
+from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError
 
 __all__ = ["Points", "Table", "SweepError", "grid", "points", "sweep"]
 
@@ -332,7 +332,7 @@ class Table:
                                                      ".csv holds at most 2-D columns, use .npz")
         else:
             raise InvalidOptionError("path", f"suffix must be .npz or .csv, got {path.name!r}")
-        from .io import atomic_write
+        from contactcp.io import atomic_write
 
         with atomic_write(path) as tmp:          # an existing file is replaced only by a complete one
             if suffix == ".npz":

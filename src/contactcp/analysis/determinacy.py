@@ -54,17 +54,17 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import solve
-from ..errors import InvalidOptionError
-from ..formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
-from ..interpret.dynamic import MODE_TOL, check_dynamic, classify
+from contactcp._registry import solve
+from contactcp.errors import InvalidOptionError
+from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
+from contactcp.interpret.dynamic import MODE_TOL, check_dynamic, classify
 
 #: tolerance of the independent check of every feasible solution (as for :func:`contactcp.solve_dynamic`)
 CHECK_TOL = 1e-7
-from ..models.system import ContactDynamics, MultibodySystem
-from ..problems import LCP
-from ..result import Status
-from .pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.models.system import ContactDynamics, MultibodySystem
+from contactcp.problems import LCP
+from contactcp.result import Status
+from contactcp.analysis.pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "p_rank", "VERDICTS",
            "ENUMERATE_MAX_N", "P_MARGIN"]

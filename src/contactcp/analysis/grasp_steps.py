@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..dynamic import DynamicResult, solve_dynamic
-from ..models.bodies import RigidBody
-from ..models.contacts import Contact, Link
-from ..models.system import Arm, MultibodySystem
-from ..scenarios.buffo2006 import Grasp
+from contactcp.dynamic import DynamicResult, solve_dynamic
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Contact, Link
+from contactcp.models.system import Arm, MultibodySystem
+from contactcp.scenarios.buffo2006 import Grasp
 
 __all__ = ["GraspStep", "advance_grasp"]
 

@@ -31,14 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ..batch import solve_batch
-from ..formulations.decomposition import CombinationLCP, combination_lcp, sign_combinations
-from ..interpret.dynamic import MODE_TOL
-from ..errors import InvalidProblemError
-from .._validate import number
-from ..scenarios.yashima import HandParameters, two_finger_hand
-from .determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS, p_rank
-from .pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.batch import solve_batch
+from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, sign_combinations
+from contactcp.interpret.dynamic import MODE_TOL
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import number
+from contactcp.scenarios.yashima import HandParameters, two_finger_hand
+from contactcp.analysis.determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS, p_rank
+from contactcp.analysis.pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["MODE_CLASSES", "MODE_NAMES", "HandModel", "hand_model", "hand_states", "hand_map"]
 
@@ -143,7 +143,7 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
 
     ``model`` overrides :func:`hand_model` (e.g. to force the enumeration path in tests).
     """
-    from .._validate import vector
+    from contactcp._validate import vector
 
     t1, t2 = vector(tau1, "tau1"), vector(tau2, "tau2")
     if t1.shape != t2.shape:
@@ -254,9 +254,9 @@ def hand_map(mu: float, tau1: np.ndarray, tau2: np.ndarray, *, params: HandParam
              tol: float = 1e-9, workers: int | None = None, executor: Any = None, chunk_size: int | None = None,
              progress: bool = True):
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of :func:`hand_states`)."""
-    from ..sweep import grid, sweep
+    from contactcp.sweep import grid, sweep
 
-    from .._validate import vector
+    from contactcp._validate import vector
 
     mu = number(mu, "mu")
     hand_model(mu, params)                      # validates mu and params here, not in a worker

@@ -131,10 +131,10 @@ import numpy as np
 import scipy.linalg as sla
 from numba import njit
 
-from .._validate import matrix
-from ..errors import InvalidOptionError, InvalidProblemError
-from ..linalg.exact import UNIT_ROUNDOFF, exact_det, exact_sum_sign, schur_complement
-from ..linalg.verified import TINY, det_sign_verified, positive_definite, up
+from contactcp._validate import matrix
+from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.linalg.exact import UNIT_ROUNDOFF, exact_det, exact_sum_sign, schur_complement
+from contactcp.linalg.verified import TINY, det_sign_verified, positive_definite, up
 
 __all__ = [
     "PMatrixVerdict",

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dynamic import solve_dynamic
-from ..scenarios.buffo2006 import GraspParameters, puma3_grasp
+from contactcp.dynamic import solve_dynamic
+from contactcp.scenarios.buffo2006 import GraspParameters, puma3_grasp
 
 MU_SLIDING = (0.1, 0.2, 0.4, 0.5)
 MU_ROLLING = (0.1, 0.2, 0.4, 0.6, 0.8)
@@ -132,7 +132,7 @@ def _tables_sliding(out_dir: Path) -> list[Path]:
 
 
 def _tables_rolling(out_dir: Path) -> list[Path]:
-    from ..plotting.grasp import save_grasp
+    from contactcp.plotting.grasp import save_grasp
 
     header3 = ["mu", "backend", "variant", "x0", "starts", "status", "BoxIt (outer)", "FunEval", "inner it", "matvec", "f",
                "paper BoxIt/FunEval/f",
@@ -190,7 +190,7 @@ def _steps(out_dir: Path, quick: bool) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..analysis.grasp_steps import advance_grasp
+    from contactcp.analysis.grasp_steps import advance_grasp
 
     steps = 4 if quick else 20
     dt = 2e-3

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import generators, methods, solve
-from ..result import Status
+from contactcp import generators, methods, solve
+from contactcp.result import Status
 
 
 MERIT_MAX_N = 30

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..quasistatic import solve_quasistatic
-from ..scenarios.pang1994 import PAPER_VERDICT, TABLE1, data_set, random_problem
+from contactcp.quasistatic import solve_quasistatic
+from contactcp.scenarios.pang1994 import PAPER_VERDICT, TABLE1, data_set, random_problem
 
 METHODS = [("bilinear", {"variant": "original"}, "bilinear (original)"),
            ("bilinear", {"variant": "modified"}, "bilinear (modified)"),
@@ -49,7 +49,7 @@ def _verdict(out) -> str:
 
 
 def _datasets(out_dir: Path) -> list[Path]:
-    from ..plotting.planar import save_motion
+    from contactcp.plotting.planar import save_motion
 
     rows, full, files = [], {}, []
     for k in (1, 2, 3, 4):

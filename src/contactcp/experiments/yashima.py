@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.determinacy import VERDICTS, analyse
-from ..analysis.modemap import MODE_CLASSES, MODE_NAMES, hand_map, hand_states
-from ..plotting.modemap import plot_diagonal, plot_mode_map, plot_sign_map, save
-from ..scenarios.yashima import HandParameters, two_finger_hand
+from contactcp.analysis.determinacy import VERDICTS, analyse
+from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES, hand_map, hand_states
+from contactcp.plotting.modemap import plot_diagonal, plot_mode_map, plot_sign_map, save
+from contactcp.scenarios.yashima import HandParameters, two_finger_hand
 
 MUS = (0.2, 0.4)
 TAU_RANGE = (0.0, 10.0)
@@ -120,7 +120,7 @@ def run(out_dir: Path, quick: bool, resolution: int | None = None) -> list[Path]
 
 
 def _grasp_verdicts() -> list[str]:
-    from ..scenarios.buffo2006 import puma3_grasp
+    from contactcp.scenarios.buffo2006 import puma3_grasp
 
     rows = ["| mu | verdict | feasible combinations | distinct solutions | A P-matrix (test) | combination | "
             "modes | max violation | time (s) |", "|---|---|---:|---:|---|---|---|---:|---:|"]

@@ -47,10 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..models.system import ContactDynamics
-from ..problems import LCP, MixedNCP
-from .dynamic_cone import sliding_substituted
+from contactcp.errors import InvalidProblemError
+from contactcp.models.system import ContactDynamics
+from contactcp.problems import LCP, MixedNCP
+from contactcp.formulations.dynamic_cone import sliding_substituted
 
 __all__ = ["BuffoMNCP", "buffo_mncp", "sliding_lcp"]
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models.system import ContactDynamics
+from contactcp.models.system import ContactDynamics
 
 __all__ = ["CombinationLCP", "combination_lcp", "sign_combinations", "n_combinations"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models.system import ContactDynamics
-from ..problems import FrictionContactProblem
+from contactcp.models.system import ContactDynamics
+from contactcp.problems import FrictionContactProblem
 
 __all__ = ["cone_problem", "cone_forces", "sliding_transform", "sliding_substituted"]
 

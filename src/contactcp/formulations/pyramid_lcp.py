@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models.system import ContactDynamics
-from ..problems import LCP
+from contactcp.models.system import ContactDynamics
+from contactcp.problems import LCP
 
 __all__ = ["PyramidLCP", "pyramid_lcp"]
 

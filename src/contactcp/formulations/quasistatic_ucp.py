@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..models.planar_quasistatic import PlanarQuasistaticProblem
-from ..problems import UCP
-from ..solvers._lp import clean
+from contactcp.errors import InvalidProblemError
+from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
+from contactcp.problems import UCP
+from contactcp.solvers._lp import clean
 
 __all__ = ["QuasistaticUCP", "quasistatic_ucp", "null_space_rows"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models.system import ContactDynamics
+from contactcp.models.system import ContactDynamics
 
 __all__ = ["ContactOutcome", "classify", "check_dynamic"]
 

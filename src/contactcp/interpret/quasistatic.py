@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models.planar_quasistatic import PlanarQuasistaticProblem
+from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
 
 MODE_CODES = {"rolling": "R", "sliding+": "S+", "sliding-": "S-", "breaking": "B"}
 

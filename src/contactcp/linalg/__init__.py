@@ -13,11 +13,11 @@ This package imports nothing from the rest of contactcp except
   helpers used to carry rigorous error bounds through numpy computations.
 """
 
-from .exact import (
+from contactcp.linalg.exact import (
     ETA, UNIT_ROUNDOFF, det_sign, dyadic_rows, exact_det, exact_sum_sign, int_det, round_fraction,
     schur_complement,
 )
-from .verified import TINY, det_sign_verified, down, positive_definite, up
+from contactcp.linalg.verified import TINY, det_sign_verified, down, positive_definite, up
 
 __all__ = [
     "ETA", "UNIT_ROUNDOFF", "det_sign", "dyadic_rows", "exact_det", "exact_sum_sign", "int_det",

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InvalidProblemError
+from contactcp.errors import InvalidProblemError
 
 __all__ = [
     "ETA", "UNIT_ROUNDOFF", "dyadic_rows", "int_det", "exact_det", "det_sign", "schur_complement",

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import InvalidProblemError
-from .exact import UNIT_ROUNDOFF as U
+from contactcp.errors import InvalidProblemError
+from contactcp.linalg.exact import UNIT_ROUNDOFF as U
 
 __all__ = ["TINY", "up", "down", "positive_definite", "det_sign_verified"]
 

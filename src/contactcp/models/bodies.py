@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from .._validate import matrix, number, real_array, vector
-from .contacts import cross3
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import matrix, number, real_array, vector
+from contactcp.models.contacts import cross3
 
 __all__ = ["RigidBody", "GRAVITY"]
 

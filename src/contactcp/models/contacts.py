@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from .._validate import number, real_array, vector
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import number, real_array, vector
 
 __all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
 

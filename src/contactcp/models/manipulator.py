@@ -32,8 +32,8 @@ from typing import Any, Sequence
 import numpy as np
 import pinocchio as pin
 
-from .._validate import matrix, real_array, vector
-from ..errors import ContactCPError, InvalidProblemError
+from contactcp._validate import matrix, real_array, vector
+from contactcp.errors import ContactCPError, InvalidProblemError
 
 __all__ = ["Manipulator", "InverseKinematicsError"]
 

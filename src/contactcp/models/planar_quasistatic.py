@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._validate import index_mask, matrix, real_array, vector
-from ..errors import InvalidProblemError
+from contactcp._validate import index_mask, matrix, real_array, vector
+from contactcp.errors import InvalidProblemError
 
 __all__ = ["PlanarQuasistaticProblem", "planar_wrench", "prismatic_fingers", "revolute_chain_jacobian"]
 

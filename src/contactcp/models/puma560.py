@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .manipulator import Manipulator
+from contactcp.models.manipulator import Manipulator
 
 __all__ = ["puma560", "pedestal_base", "DH", "MASSES", "COMS", "INERTIAS", "JM", "G", "qz", "qr", "qs", "qn"]
 

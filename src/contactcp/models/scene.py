@@ -24,10 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidProblemError
-from .bodies import RigidBody
-from .contacts import Body, Contact, Ground, Link
-from .system import Arm, MultibodySystem
+from contactcp.errors import InvalidProblemError
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Body, Contact, Ground, Link
+from contactcp.models.system import Arm, MultibodySystem
 
 __all__ = ["system_from_dict", "load_system"]
 
@@ -71,14 +71,14 @@ def _arm(d: dict, i: int) -> Arm:
         model = rest.pop("model")
         if model != "puma560":
             raise InvalidProblemError(f"{where}.model", f"unknown model {model!r}; available: puma560")
-        from .puma560 import puma560
+        from contactcp.models.puma560 import puma560
         _unknown(rest, {"base", "tool"}, where)
         manip = puma560(**rest)
     else:
         _unknown(rest, _ARM_KEYS, where)
         if "dh" not in rest:
             raise InvalidProblemError(f"{where}.dh", "is required (or give \"model\")")
-        from .manipulator import Manipulator
+        from contactcp.models.manipulator import Manipulator
         manip = Manipulator.from_dh(**rest)
     return Arm(manip, **state)
 
@@ -121,6 +121,6 @@ def system_from_dict(d: dict) -> MultibodySystem:
 
 def load_system(path: str | Path) -> MultibodySystem:
     """Read a scene JSON file (see the module docstring)."""
-    from ..io import read_json
+    from contactcp.io import read_json
 
     return system_from_dict(read_json(path))

@@ -33,10 +33,10 @@ from typing import Any, Sequence
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import InvalidProblemError
-from .._validate import check_memory, vector
-from .bodies import RigidBody
-from .contacts import Body, Contact, Ground, Link, contact_frame, cross3
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import check_memory, vector
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Body, Contact, Ground, Link, contact_frame, cross3
 
 __all__ = ["Arm", "MultibodySystem", "ContactDynamics", "dense_bytes"]
 
@@ -120,7 +120,7 @@ class ContactDynamics:
                                "full_column_rank": rank == m,
                                "sigma_min": float(sv.min()) if sv.size else 0.0}
         if self.sliding.any():
-            from ..formulations.dynamic_cone import sliding_substituted
+            from contactcp.formulations.dynamic_cone import sliding_substituted
             At = sliding_substituted(self)
             ev = float(np.linalg.eigvalsh(0.5 * (At + At.T)).min())
             out["A_tilde_min_sym_eig"] = ev

@@ -12,10 +12,10 @@ if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.b
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..interpret.dynamic import ContactOutcome  # noqa: E402
-from ..scenarios.buffo2006 import Grasp  # noqa: E402
-from ..io import atomic_write  # noqa: E402
-from . import _format  # noqa: E402
+from contactcp.interpret.dynamic import ContactOutcome  # noqa: E402
+from contactcp.scenarios.buffo2006 import Grasp  # noqa: E402
+from contactcp.io import atomic_write  # noqa: E402
+from contactcp.plotting import _format  # noqa: E402
 
 _MODE_COLORS = {"rolling": "tab:green", "sliding": "tab:orange", "breaking": "tab:red"}
 

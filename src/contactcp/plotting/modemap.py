@@ -13,9 +13,9 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..analysis.modemap import MODE_CLASSES  # noqa: E402
-from ..io import atomic_write  # noqa: E402
-from . import _format  # noqa: E402
+from contactcp.analysis.modemap import MODE_CLASSES  # noqa: E402
+from contactcp.io import atomic_write  # noqa: E402
+from contactcp.plotting import _format  # noqa: E402
 
 __all__ = ["plot_mode_map", "plot_sign_map", "plot_diagonal", "save"]
 

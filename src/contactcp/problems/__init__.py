@@ -1,9 +1,9 @@
 """Complementarity problem types (validated on construction, immutable)."""
 
-from ._base import Problem
-from .friction import FrictionContactProblem
-from .lcp import LCP, BoxLCP, MixedLCP
-from .ncp import MixedNCP
-from .ucp import UCP
+from contactcp.problems._base import Problem
+from contactcp.problems.friction import FrictionContactProblem
+from contactcp.problems.lcp import LCP, BoxLCP, MixedLCP
+from contactcp.problems.ncp import MixedNCP
+from contactcp.problems.ucp import UCP
 
 __all__ = ["Problem", "LCP", "MixedLCP", "BoxLCP", "UCP", "MixedNCP", "FrictionContactProblem"]

@@ -6,11 +6,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..result import Residual
-from .._validate import vector
-from ._exact import exact_lcp_rows, exact_scaled_rows
-from ._kernels import lcp_residual_parts, scaled_affine
+from contactcp.errors import InvalidProblemError
+from contactcp.result import Residual
+from contactcp._validate import vector
+from contactcp.problems._exact import exact_lcp_rows, exact_scaled_rows
+from contactcp.problems._kernels import lcp_residual_parts, scaled_affine
 
 
 class Problem:

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._kernels import column_units, scaled_products
+from contactcp.problems._kernels import column_units, scaled_products
 
 
 def _fraction_products_needed(A: np.ndarray, y: np.ndarray) -> bool:

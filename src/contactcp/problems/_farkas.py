@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._exact import _dyadic, _solve_rational, exact_dot, exact_transpose_product, float_up
+from contactcp.problems._exact import _dyadic, _solve_rational, exact_dot, exact_transpose_product, float_up
 
 __all__ = ["FarkasSystem", "FarkasProof", "SIGN_NONNEG", "SIGN_NONPOS", "SIGN_FREE", "SIGN_ZERO"]
 

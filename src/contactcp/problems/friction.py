@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InvalidProblemError
-from ..result import Residual
-from .._validate import integer, matrix, real_array, vector
-from ._base import Problem, require
+from contactcp.errors import InvalidProblemError
+from contactcp.result import Residual
+from contactcp._validate import integer, matrix, real_array, vector
+from contactcp.problems._base import Problem, require
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..result import Certificate, Residual
-from .._validate import finite_pair, index_mask, matrix, vector
-from ._farkas import FarkasSystem
-from ._base import Problem, linear_residual, require, scaled_residual
+from contactcp.errors import InvalidProblemError
+from contactcp.result import Certificate, Residual
+from contactcp._validate import finite_pair, index_mask, matrix, vector
+from contactcp.problems._farkas import FarkasSystem
+from contactcp.problems._base import Problem, linear_residual, require, scaled_residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
 

@@ -6,10 +6,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..result import Residual
-from .._validate import number, positive_int
-from ._base import Problem, complementarity_residual, require
+from contactcp.errors import InvalidProblemError
+from contactcp.result import Residual
+from contactcp._validate import number, positive_int
+from contactcp.problems._base import Problem, complementarity_residual, require
 
 __all__ = ["MixedNCP"]
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..result import Residual
-from .._validate import matrix, vector
-from ._base import Problem, complementarity_residual, require, scaled_residual
+from contactcp.errors import InvalidProblemError
+from contactcp.result import Residual
+from contactcp._validate import matrix, vector
+from contactcp.problems._base import Problem, complementarity_residual, require, scaled_residual
 
 __all__ = ["UCP"]
 

@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from .._validate import number, vector
-from ..models.bodies import RigidBody
-from ..models.contacts import Contact, Link
-from ..models.puma560 import puma560, qn
-from ..models.system import Arm, MultibodySystem
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import number, vector
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Contact, Link
+from contactcp.models.puma560 import puma560, qn
+from contactcp.models.system import Arm, MultibodySystem
 
 __all__ = ["GraspParameters", "Grasp", "puma3_grasp", "palm_inertia", "contact_points", "finger_bases",
            "solve_grasp", "GRASP_METHODS"]
@@ -182,8 +182,8 @@ def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = 1e-9, **op
     formulation: the mixed NCP (29)–(36), or the LCP (45) when every contact
     slides, by merit minimisation (eqs. (3)–(4)).
     """
-    from ..dynamic import solve_dynamic
-    from ..errors import UnknownMethodError
+    from contactcp.dynamic import solve_dynamic
+    from contactcp.errors import UnknownMethodError
 
     if method is None:
         return solve_dynamic(grasp.system, friction="cone", tol=tol, **options)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from ..models.planar_quasistatic import PlanarQuasistaticProblem, planar_wrench, prismatic_fingers
+from contactcp.errors import InvalidProblemError
+from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem, planar_wrench, prismatic_fingers
 
 _P1 = [[0.966, 0.259, 0.000], [0.000, 1.000, 0.240], [-0.707, 0.707, 0.750],
        [-0.259, 0.966, -2.000], [-1.000, 0.000, -1.450], [-0.707, -0.707, -1.900]]

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models.bodies import RigidBody
-from ..models.contacts import Contact, Link
-from ..models.manipulator import Manipulator
-from ..models.system import Arm, MultibodySystem, check_size
-from .._validate import positive_int
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Contact, Link
+from contactcp.models.manipulator import Manipulator
+from contactcp.models.system import Arm, MultibodySystem, check_size
+from contactcp._validate import positive_int
 
 __all__ = ["random_system", "cartesian_finger"]
 

@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidProblemError
-from .._validate import number
-from ..models.bodies import RigidBody
-from ..models.contacts import Contact, Link
-from ..models.manipulator import Manipulator
-from ..models.system import Arm, MultibodySystem
+from contactcp.errors import InvalidProblemError
+from contactcp._validate import number
+from contactcp.models.bodies import RigidBody
+from contactcp.models.contacts import Contact, Link
+from contactcp.models.manipulator import Manipulator
+from contactcp.models.system import Arm, MultibodySystem
 
 __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry"]
 

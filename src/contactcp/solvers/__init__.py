@@ -1,11 +1,11 @@
 """Solver modules; importing this package registers every method with :func:`contactcp.solve`
 and declares each problem type's default chain."""
 
-from .. import _registry
-from ..problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP
-from . import _bpp, _enumerate, _fc_newton, _fc_nsgs, _fc_prox, _interior_point, _lemke, _merit, _pgs, _ucp_bilinear, _ucp_enumerate, _ucp_exact  # noqa: F401
+from contactcp import _registry
+from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP
+from contactcp.solvers import _bpp, _enumerate, _fc_newton, _fc_nsgs, _fc_prox, _interior_point, _lemke, _merit, _pgs, _ucp_bilinear, _ucp_enumerate, _ucp_exact  # noqa: F401
 
-from ._polish import finish_linear
+from contactcp.solvers._polish import finish_linear
 
 # the default chains: each method runs while the answers are inconclusive (contactcp.solve)
 _registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}),

@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from .._registry import Raw, boolean, integer, register
-from ..problems import LCP
-from ..result import Status
-from ._lemke import lemke_lcp
+from contactcp._registry import Raw, boolean, integer, register
+from contactcp.problems import LCP
+from contactcp.result import Status
+from contactcp.solvers._lemke import lemke_lcp
 
 
 def _solve_block(M_FF: np.ndarray, rhs: np.ndarray, symmetric: bool) -> np.ndarray | None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..problems import LCP
-from ..problems.lcp import farkas_certificate
-from ..result import Certificate
+from contactcp.problems import LCP
+from contactcp.problems.lcp import farkas_certificate
+from contactcp.result import Certificate
 
 
 def lcp_farkas(problem: LCP, candidate: np.ndarray | None, tol: float, source: str = "") -> Certificate | None:

@@ -16,13 +16,13 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import linprog
 
-from .._registry import Raw, boolean, integer, register
-from ..errors import InvalidOptionError
-from ..problems import LCP
-from ..problems._kernels import affine_dot2
-from ..result import Certificate, Status
-from ._lp import Farkas, check_farkas
-from ._verified import rational_solve, verified_solve
+from contactcp._registry import Raw, boolean, integer, register
+from contactcp.errors import InvalidOptionError
+from contactcp.problems import LCP
+from contactcp.problems._kernels import affine_dot2
+from contactcp.result import Certificate, Status
+from contactcp.solvers._lp import Farkas, check_farkas
+from contactcp.solvers._verified import rational_solve, verified_solve
 
 
 def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = None):

@@ -35,11 +35,11 @@ from scipy.linalg import lapack
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._registry import Raw, choice, integer, real, register, vector
-from ..problems import FrictionContactProblem
-from ..result import Status
-from . import _fc_scale
-from ._fc_kernels import (abs_row_sums, ac_merit, ac_phi_D, desaxce_residual, gauss_seidel_sweeps,
+from contactcp._registry import Raw, choice, integer, real, register, vector
+from contactcp.problems import FrictionContactProblem
+from contactcp.result import Status
+from contactcp.solvers import _fc_scale
+from contactcp.solvers._fc_kernels import (abs_row_sums, ac_merit, ac_phi_D, desaxce_residual, gauss_seidel_sweeps,
                           reduced_newton_apply, reduced_newton_system)
 
 

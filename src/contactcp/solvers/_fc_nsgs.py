@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._registry import Raw, integer, register, vector
-from ..problems import FrictionContactProblem
-from ..result import Status
-from . import _fc_scale
+from contactcp._registry import Raw, integer, register, vector
+from contactcp.problems import FrictionContactProblem
+from contactcp.result import Status
+from contactcp.solvers import _fc_scale
 
 
 @njit(cache=True, nogil=True)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._registry import Raw, integer, real, register, vector
-from ..problems import FrictionContactProblem
-from ..result import Status
-from . import _fc_scale
-from ._fc_newton import _newton, default_rho
+from contactcp._registry import Raw, integer, real, register, vector
+from contactcp.problems import FrictionContactProblem
+from contactcp.result import Status
+from contactcp.solvers import _fc_scale
+from contactcp.solvers._fc_newton import _newton, default_rho
 
 
 def _regularised(problem: FrictionContactProblem, rho: float, r: np.ndarray) -> FrictionContactProblem:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..problems import FrictionContactProblem
+from contactcp.problems import FrictionContactProblem
 
 #: data whose largest entry lies within [2^-LIMIT, 2^LIMIT] is left alone
 LIMIT = 300

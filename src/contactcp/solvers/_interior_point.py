@@ -63,12 +63,12 @@ from typing import Any, Callable
 import numpy as np
 import scipy.linalg as sla
 
-from .._registry import Raw, boolean, choice, integer, real, register, vector
-from ..errors import InvalidOptionError
-from ..problems import LCP
-from ..result import Residual, Status
-from ._certificates import lcp_farkas
-from ._linalg import solve_or_lstsq
+from contactcp._registry import Raw, boolean, choice, integer, real, register, vector
+from contactcp.errors import InvalidOptionError
+from contactcp.problems import LCP
+from contactcp.result import Residual, Status
+from contactcp.solvers._certificates import lcp_farkas
+from contactcp.solvers._linalg import solve_or_lstsq
 
 _GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
 _BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
@@ -124,7 +124,7 @@ def _is_p_matrix(M: np.ndarray) -> bool:
     """True when :func:`contactcp.analysis.pmatrix.p_matrix_test` proves M a P-matrix with a margin
     above ``1e-12`` (a barely-P matrix gets no convergence promise); an undecided verdict is False.
     The verdict only labels the method's convergence guarantee in its message."""
-    from ..analysis.pmatrix import p_matrix_test  # local: analysis sits above the solvers
+    from contactcp.analysis.pmatrix import p_matrix_test  # local: analysis sits above the solvers
 
     v = p_matrix_test(M)
     return v.is_p is True and v.margin is not None and v.margin > 1e-12

@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Raw, boolean, integer, real, register
-from .._validate import index_mask, vector
-from ..errors import InvalidOptionError
-from ..problems import LCP, BoxLCP, MixedLCP
-from ..result import Status
-from . import _lemke_kernel as K
-from ._certificates import lcp_farkas
-from ._reductions import via_lcp
+from contactcp._registry import Raw, boolean, integer, real, register
+from contactcp._validate import index_mask, vector
+from contactcp.errors import InvalidOptionError
+from contactcp.problems import LCP, BoxLCP, MixedLCP
+from contactcp.result import Status
+from contactcp.solvers import _lemke_kernel as K
+from contactcp.solvers._certificates import lcp_farkas
+from contactcp.solvers._reductions import via_lcp
 
 _STATUS_TEXT = {
     K.SOLVED: "the artificial variable left the basis",

@@ -384,7 +384,7 @@ def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas) -> Farkas | None:
     :meth:`contactcp.problems._farkas.FarkasSystem.prove`).  Returns the proving Farkas vector (with
     its rational form in ``exact`` when the floats alone do not prove it), or None: a vector that
     holds only up to a tolerance is no proof."""
-    from ..problems._farkas import FarkasSystem
+    from contactcp.problems._farkas import FarkasSystem
     Af = A[:, f.free]
     proof = FarkasSystem.polyhedron(Af, b).prove(f.u)
     if proof is None:

@@ -58,14 +58,14 @@ import numpy as np
 from scipy.optimize import least_squares, minimize
 from threadpoolctl import ThreadpoolController
 
-from .._registry import Raw, boolean, integer, real, register
-from .._registry import vector as vector_option
-from .._validate import vector
-from ..errors import InvalidOptionError, InvalidProblemError
-from ..problems import LCP, MixedLCP, MixedNCP
-from ..problems._base import complementarity_residual, linear_residual
-from ..result import Status
-from ._linalg import solve_or_lstsq
+from contactcp._registry import Raw, boolean, integer, real, register
+from contactcp._registry import vector as vector_option
+from contactcp._validate import vector
+from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.problems import LCP, MixedLCP, MixedNCP
+from contactcp.problems._base import complementarity_residual, linear_residual
+from contactcp.result import Status
+from contactcp.solvers._linalg import solve_or_lstsq
 
 __all__ = ["merit", "merit_value", "BACKENDS"]
 

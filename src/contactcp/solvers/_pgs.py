@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._registry import Raw, integer, real, register, vector
-from ..problems import LCP
-from ..problems._kernels import column_units, row_scale
-from ..result import Status
+from contactcp._registry import Raw, integer, real, register, vector
+from contactcp.problems import LCP
+from contactcp.problems._kernels import column_units, row_scale
+from contactcp.result import Status
 
 
 @njit(cache=True, nogil=True)

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from ..problems._base import scaled_residual
+from contactcp.problems._base import scaled_residual
 
 #: refinement steps
 STEPS = 4

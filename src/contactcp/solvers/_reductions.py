@@ -18,10 +18,10 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 
-from ..problems import LCP, BoxLCP, MixedLCP
-from ..problems.lcp import farkas_certificate
-from ..result import Status
-from . import _polish as polish
+from contactcp.problems import LCP, BoxLCP, MixedLCP
+from contactcp.problems.lcp import farkas_certificate
+from contactcp.result import Status
+from contactcp.solvers import _polish as polish
 
 Recover = Callable[[np.ndarray], np.ndarray]
 
@@ -185,7 +185,7 @@ def via_lcp(problem, tol: float, lcp_method, opts: dict):
     rounded Schur-complement reduction gives no certified answer, the exact split reduction is
     tried as well.  Returns the solver's ``Raw``.
     """
-    from .._registry import Raw
+    from contactcp._registry import Raw
 
     tried = []
     for split in (False, True):

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._registry import Raw, choice, integer, real, register
-from ..problems import UCP
-from ..result import Certificate, Status
-from ._lp import Farkas, Polyhedron, Vertex
+from contactcp._registry import Raw, choice, integer, real, register
+from contactcp.problems import UCP
+from contactcp.result import Certificate, Status
+from contactcp.solvers._lp import Farkas, Polyhedron, Vertex
 
 
 def empty_certificate(poly: Polyhedron, which: str) -> Certificate | None:

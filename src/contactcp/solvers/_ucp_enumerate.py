@@ -21,11 +21,11 @@ import itertools
 
 import numpy as np
 
-from .._registry import Raw, integer, real, register
-from ..errors import InvalidOptionError
-from ..problems import UCP
-from ..result import Certificate, Status
-from ._ucp_bilinear import empty_certificate, polyhedra
+from contactcp._registry import Raw, integer, real, register
+from contactcp.errors import InvalidOptionError
+from contactcp.problems import UCP
+from contactcp.result import Certificate, Status
+from contactcp.solvers._ucp_bilinear import empty_certificate, polyhedra
 
 MODES = ("R", "S+", "S-", "B")
 
@@ -118,7 +118,7 @@ def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, str
     if not sols:
         # the patterns were rejected on LP verdicts; the proof of "no solution" is the exact
         # method's tree of checked Farkas vectors (its own pruning, independent of this search)
-        from ._ucp_exact import exact
+        from contactcp.solvers._ucp_exact import exact
         proof = exact(problem, tol)
         stats["lps"] += proof.stats.get("lps", 0) if proof.stats else 0
         if proof.status is Status.NO_SOLUTION and proof.certificate is not None and proof.certificate.verified:

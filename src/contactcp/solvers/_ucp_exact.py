@@ -22,11 +22,11 @@ import time
 
 import numpy as np
 
-from .._registry import Raw, integer, real, register
-from ..problems import UCP
-from ..result import Certificate, Status
-from ._lp import Farkas, Polyhedron
-from ._ucp_bilinear import _xy_small, empty_certificate, polyhedra
+from contactcp._registry import Raw, integer, real, register
+from contactcp.problems import UCP
+from contactcp.result import Certificate, Status
+from contactcp.solvers._lp import Farkas, Polyhedron
+from contactcp.solvers._ucp_bilinear import _xy_small, empty_certificate, polyhedra
 
 
 class _Faces:

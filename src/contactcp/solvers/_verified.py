@@ -14,8 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..problems._exact import _solve_rational
-from ..problems._kernels import affine_dot2
+from contactcp.problems._exact import _solve_rational
+from contactcp.problems._kernels import affine_dot2
 
 _EPS = np.finfo(float).eps
 
