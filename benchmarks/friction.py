@@ -65,6 +65,7 @@ from lcp_peers import DEBIAN_PYTHON, residual, run_worker  # noqa: E402
 
 from contactcp.formulations.dynamic_cone import cone_problem  # noqa: E402
 from contactcp.formulations.pyramid_lcp import pyramid_lcp  # noqa: E402
+from contactcp.formulations.theorem2 import theorem2  # noqa: E402
 from contactcp.scenarios.random_dynamic import random_system  # noqa: E402
 
 FC_TOL = 1e-8
@@ -224,7 +225,7 @@ def main(argv=None) -> int:
                 if rr is not None:
                     txt = f"{rr:.2f}" + ("" if cnt == args.seeds else f" (on {cnt})")
                     goals.append(("pyramid", n, rr))
-            thm = sum(states[(n, s)].theorem2()["holds"] for s in range(args.seeds))
+            thm = sum(theorem2(states[(n, s)])["holds"] for s in range(args.seeds))
             lines_lcp.append(f"| {n} | {probs[0].n} | {thm}/{args.seeds} | " + " | ".join(cell(row[h]) for h in head)
                              + f" | {txt} |")
         # ---- cone
@@ -271,7 +272,7 @@ def main(argv=None) -> int:
             if n == 1000 and ours and ours["time"] is not None:
                 goals.append(("cone-1000-seconds", n, max(t for t in ours["per"] if t is not None)))
         # ---- cone vs pyramid
-        from contactcp.dynamic import solve_dynamic
+        from contactcp.simulate.instant import solve_dynamic
         from contactcp.interpret.dynamic import check_dynamic
         lines_cmp += ["| n_c | states | pyramid solved | cone solved | pyramid answer satisfies the cone law | "
                       "same contact modes |", "|---:|---:|---:|---:|---:|---:|"]

@@ -36,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from contactcp.dynamic import solve_dynamic  # noqa: E402
+from contactcp.simulate.instant import solve_dynamic  # noqa: E402
 from contactcp.scenarios.buffo2006 import puma3_grasp  # noqa: E402
 
 CASES = [("sliding", mu) for mu in (0.1, 0.2, 0.4, 0.5)] + [("rolling", mu) for mu in (0.1, 0.2, 0.4, 0.6, 0.8)]

@@ -28,7 +28,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from contactcp import generators  # noqa: E402
+from contactcp.problems import generators  # noqa: E402
 
 TOL = 1e-9
 DEBIAN_PYTHON = "/usr/bin/python3"

@@ -30,7 +30,7 @@ CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
 import numpy as np
-from contactcp.analysis.modemap import hand_map
+from contactcp.scenarios.yashima import hand_map
 t1 = time.perf_counter()
 if __name__ == "__main__":
     n, mu, workers = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])

@@ -26,7 +26,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from contactcp.quasistatic import solve_quasistatic  # noqa: E402
+from contactcp.simulate.quasistatic import solve_quasistatic  # noqa: E402
 from contactcp.scenarios.pang1994 import random_problem  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """The tests' own oracles, in exact rational arithmetic, sharing no code with contactcp.
 
 They restate the library's contract (see ``contactcp.result.Residual`` and
-``contactcp.problems._farkas``) from its definitions, so a test that uses them fails when the
+``contactcp.linalg.farkas``) from its definitions, so a test that uses them fails when the
 library's own residual or certificate check is wrong.
 """
 

@@ -196,7 +196,7 @@ def test_load_lcp_names_file_and_field(tmp_path):
 def test_read_fclib_refuses_an_external_link(tmp_path):
     import h5py
 
-    from contactcp.io_fclib import FclibLocal, read_local, write_local
+    from contactcp.io.fclib import FclibLocal, read_local, write_local
 
     path = tmp_path / "p.hdf5"
     write_local(path, FclibLocal(W=np.eye(3), q=np.array([-1.0, 0.0, 0.0]), mu=np.array([0.5])))
@@ -248,7 +248,7 @@ def test_applied_wrench_does_not_replace_gravity():
 def test_pushed_block_feels_its_weight():
     """A unit block on four corner contacts pushed by 2 N: with gravity the contacts carry its
     weight exactly (sum of normal forces = m g); the push alone used to remove the weight."""
-    from contactcp.dynamic import solve_dynamic
+    from contactcp.simulate.instant import solve_dynamic
     from contactcp.models import MultibodySystem
 
     block = RigidBody(mass=1.0, wrench=[2.0, 0, 0, 0, 0, 0])

@@ -130,7 +130,7 @@ def fclib(kind: str):
     def make(path: Path) -> None:
         import h5py
 
-        from contactcp.io_fclib import FclibLocal, write_local
+        from contactcp.io.fclib import FclibLocal, write_local
         write_local(path, FclibLocal(W=np.eye(3), q=np.array([-1.0, 0.0, 0.0]), mu=np.array([0.5])))
         folder = path.parent
         with h5py.File(path, "a") as f:
@@ -603,8 +603,8 @@ def test_warmup_command(capsys):
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
     assert "numerical kernel" in out and ("compiled" in out)
-    from contactcp.solvers import _lemke_kernel
-    assert _lemke_kernel.lemke_cold_solve.overloads       # compiled (or loaded) in this process
+    from contactcp.solvers.lcp import lemke_kernel
+    assert lemke_kernel.lemke_cold_solve.overloads       # compiled (or loaded) in this process
 
 
 def test_readme_documents_warmup_next_to_the_install_commands():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from contactcp import InvalidProblemError
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.scenarios.buffo2006 import GraspParameters, contact_points, palm_inertia, puma3_grasp
 
 
@@ -103,7 +103,7 @@ def test_grasp_parameters_are_validated_with_project_errors(kwargs, field):
 
 
 def test_advancing_the_grasp_slip_stops_with_enough_friction():
-    from contactcp.analysis.grasp_steps import advance_grasp
+    from contactcp.scenarios.buffo2006_steps import advance_grasp
     high = advance_grasp(puma3_grasp(0.8, "sliding"), dt=2e-3, steps=8)
     assert high[0].modes == ["sliding"] * 3
     assert high[-1].modes == ["rolling"] * 3
@@ -132,8 +132,8 @@ def test_cli_grasp_json_and_picture(tmp_path, capsys):
 def test_advancing_a_slipping_grasp_keeps_the_slip_velocity():
     """Contacts that start sliding (a2) are not projected back to zero slip: the sphere's downward
     velocity grows by about a_z dt per step (a_z from the first solve), and the position follows it."""
-    from contactcp.analysis.grasp_steps import advance_grasp
-    from contactcp.dynamic import solve_dynamic
+    from contactcp.scenarios.buffo2006_steps import advance_grasp
+    from contactcp.simulate.instant import solve_dynamic
 
     g = puma3_grasp(0.1, "rolling")
     az = solve_dynamic(g.system, friction="cone").accelerations[2]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.errors import InvalidProblemError
 from contactcp.formulations.buffo_mncp import buffo_mncp, sliding_lcp
 from contactcp.models.system import MultibodySystem

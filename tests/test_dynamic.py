@@ -8,7 +8,7 @@ import pytest
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, InvalidProblemError, Status
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
 from contactcp.models import Body, Contact, Link, MultibodySystem, RigidBody
 from contactcp.problems import FrictionContactProblem
@@ -201,7 +201,7 @@ def test_model_inputs_of_the_wrong_type_raise_project_errors(make, field):
 ])
 def test_scene_json_errors_name_the_field_and_exit_2(tmp_path, capsys, path, value, field):
     from contactcp.cli import main
-    from contactcp.models.scene import system_from_dict
+    from contactcp.io.scene import system_from_dict
     scene = {"bodies": [{"mass": 1.0}],
              "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}]}
     target = scene
@@ -251,8 +251,8 @@ def test_sliding_contact_direction_with_zero_velocity_behaves_as_rolling_in_the_
 
 
 def test_compiled_newton_kernels_match_the_numpy_reference():
-    from contactcp.solvers._fc_kernels import ac_phi_D, desaxce_residual, newton_matrix
-    from contactcp.solvers._fc_newton import alart_curnier
+    from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, newton_matrix
+    from contactcp.solvers.cone.newton import alart_curnier
     rng = np.random.default_rng(3)
     nc = 7
     B = rng.standard_normal((3 * nc, 3 * nc))
@@ -289,7 +289,7 @@ def _reduced_reference(W, D, rho, phi):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
     # separating contacts and frictionless (mu = 0) ones give zero D rows, eliminated
-    from contactcp.solvers._fc_kernels import (abs_row_sums, ac_phi_D, reduced_newton_apply,
+    from contactcp.solvers.cone.kernels import (abs_row_sums, ac_phi_D, reduced_newton_apply,
                                                reduced_newton_system)
     rng = np.random.default_rng(11)
     nc = 9
@@ -323,8 +323,8 @@ def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
 
 
 def test_compiled_merit_matches_the_numpy_reference():
-    from contactcp.solvers._fc_kernels import ac_merit
-    from contactcp.solvers._fc_newton import alart_curnier
+    from contactcp.solvers.cone.kernels import ac_merit
+    from contactcp.solvers.cone.newton import alart_curnier
     rng = np.random.default_rng(5)
     nc = 6
     W = rng.standard_normal((3 * nc, 3 * nc))
@@ -342,8 +342,8 @@ def test_mixed_precision_newton_step_equals_the_double_precision_step():
     # 60 contacts: above SINGLE_ABOVE rows, so the single-precision LU with refinement is used
     from contactcp.formulations.dynamic_cone import cone_problem
     from contactcp.scenarios.random_dynamic import random_system
-    from contactcp.solvers import _fc_newton as fn
-    from contactcp.solvers._fc_kernels import ac_phi_D
+    from contactcp.solvers.cone import newton as fn
+    from contactcp.solvers.cone.kernels import ac_phi_D
     p = cone_problem(random_system(60, seed=8).dynamics())
     rho = fn.default_rho(p)
     r = np.abs(np.random.default_rng(2).standard_normal(p.size))
@@ -363,8 +363,8 @@ def test_newton_on_duplicated_contacts_falls_back_to_double_precision_and_least_
     # half of each reaction on each copy solves it
     from contactcp.formulations.dynamic_cone import cone_problem
     from contactcp.scenarios.random_dynamic import random_system
-    from contactcp.solvers import _fc_newton as fn
-    from contactcp.solvers._fc_kernels import ac_phi_D
+    from contactcp.solvers.cone import newton as fn
+    from contactcp.solvers.cone.kernels import ac_phi_D
     p0 = cone_problem(random_system(30, seed=1).dynamics())
     P = np.vstack([np.eye(p0.size), np.eye(p0.size)])
     p = FrictionContactProblem(P @ p0.W @ P.T, P @ p0.q, np.concatenate([p0.mu, p0.mu]))
@@ -383,7 +383,7 @@ def test_newton_start_sweeps(sweeps):
     from contactcp.formulations.dynamic_cone import cone_problem
     from contactcp.problems.friction import cone_violation
     from contactcp.scenarios.random_dynamic import random_system
-    from contactcp.solvers._fc_kernels import gauss_seidel_sweeps
+    from contactcp.solvers.cone.kernels import gauss_seidel_sweeps
     p = cone_problem(random_system(40, seed=21).dynamics())
     res = ccp.solve(p, "newton", tol=1e-10, sweeps=sweeps)
     assert res.success and res.residual.value <= 1e-10
@@ -441,7 +441,7 @@ def test_sparse_newton_path_matches_the_dense_one():
 def test_cli_fclib_default_chain(tmp_path, capsys):
     """contactcp fclib without --method: Newton, then NSGS if Newton gives no certified answer."""
     from contactcp.cli import main
-    from contactcp.io_fclib import FclibLocal, write_local
+    from contactcp.io.fclib import FclibLocal, write_local
     rng = np.random.default_rng(2)
     B = rng.standard_normal((9, 9))
     p = FrictionContactProblem(B @ B.T + np.eye(9), rng.standard_normal(9), [0.3, 0.0, 1.0])

@@ -7,20 +7,21 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import InvalidProblemError, Status
+from contactcp.formulations.theorem2 import theorem2
+from contactcp import InvalidProblemError
 from contactcp.cli import main
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.formulations.dynamic_cone import cone_problem
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
-from contactcp.io_fclib import FclibLocal, write_local
-from contactcp.models import system_from_dict
+from contactcp.io.fclib import FclibLocal, write_local
+from contactcp.io.scene import system_from_dict
 from contactcp.scenarios.random_dynamic import random_system
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_lemke_and_interior_point_agree_on_random_states(seed):
     cd = random_system(3 + seed % 4 * 3, seed=seed).dynamics()
-    assert cd.theorem2()["full_column_rank"]
+    assert theorem2(cd)["full_column_rank"]
     lem = solve_dynamic(cd, "pyramid", method="lemke")
     ip = solve_dynamic(cd, "pyramid", method="interior-point")
     assert lem.success and ip.success

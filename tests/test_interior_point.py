@@ -6,8 +6,7 @@ import pytest
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, Status
-from contactcp.errors import InvalidOptionError
-from contactcp.solvers._interior_point import (GUARANTEE_NONE, GUARANTEE_P, GUARANTEE_PSD,
+from contactcp.solvers.lcp.interior_point import (GUARANTEE_NONE, GUARANTEE_P, GUARANTEE_PSD,
                                                GUARANTEE_UNCHECKED, matrix_class)
 from conftest import farkas_holds, lcp_violation
 
@@ -258,7 +257,7 @@ def test_scaled_data():
 
 def test_contact_problems():
     # friction-pyramid LCPs are not monotone (no guarantee), but these are solved
-    from contactcp import generators
+    from contactcp.problems import generators
     for seed in range(3):
         p = generators.contact(4, seed=seed)
         r = ccp.solve(p, IP, tol=TOL)

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import Status, generators
-from contactcp.solvers import _lemke_kernel as K
+from contactcp import Status
+from contactcp.problems import generators
+from contactcp.solvers.lcp import lemke_kernel as K
 from conftest import brute_force_lcp, farkas_holds, lcp_violation
 
 # Degenerate LCPs found by search on which the first-row tie rule cycles (it

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import contactcp as ccp
-from contactcp import Status, generators
-from contactcp.solvers._merit import merit_value
+from contactcp import Status
+from contactcp.problems import generators
+from contactcp.solvers.ncp.merit import merit_value
 from conftest import lcp_violation
 
 BACKENDS = ["trf", "lbfgsb"]

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import InvalidOptionError, Status, generators
+from contactcp import InvalidOptionError, Status
+from contactcp.problems import generators
 from conftest import brute_force_lcp, farkas_holds, lcp_violation
 
 
@@ -171,7 +172,7 @@ def test_result_contract():
 
 
 def test_registry_downgrades_a_lying_solver():
-    from contactcp._registry import Raw, certify
+    from contactcp.solvers.registry import Raw, certify
     p = ccp.LCP(np.eye(2), [-1.0, -1.0])
     r = certify(p, Raw(np.array([0.5, 1.0]), Status.SOLVED), 1e-9, "liar", 0.0)
     assert r.status is Status.INACCURATE and not r.success

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp import InvalidOptionError, Status, generators
+from contactcp import InvalidOptionError, Status
+from contactcp.problems import generators
 from conftest import brute_force_lcp
 
 

@@ -1,4 +1,4 @@
-"""The P-matrix test (contactcp.analysis.pmatrix) against brute force and exact rational arithmetic.
+"""The P-matrix test (contactcp.linalg.pmatrix) against brute force and exact rational arithmetic.
 
 Every decided verdict must agree with an exact rational oracle written here (all
 principal minors by Fraction elimination): zero wrong verdicts, on any CPU.
@@ -18,12 +18,12 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy.linalg import block_diag
 
-from contactcp.analysis.pmatrix import (
+from contactcp.linalg.pmatrix import (
     EXACT_HARD_MAX_N, TEST_2X2, TEST_DETERMINANT, TEST_DIAGONAL, TEST_DIAGONALLY_DOMINANT, TEST_EXACT,
     TEST_LEADING, TEST_SYMMETRIC_PD, TEST_UNDECIDED, PMatrixVerdict, p_matrix_test, principal_minors,
 )
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.solvers._interior_point import _is_p_matrix
+from contactcp.solvers.lcp.interior_point import _is_p_matrix
 
 RTOL = 1e-10
 
@@ -341,7 +341,7 @@ def _corpus():
 _CHILD = """
 import json, sys
 import numpy as np
-from contactcp.analysis.pmatrix import p_matrix_test
+from contactcp.linalg.pmatrix import p_matrix_test
 out = []
 for m in json.load(sys.stdin):
     v = p_matrix_test(np.array(m))

@@ -179,7 +179,7 @@ def test_complex_data_is_rejected_not_truncated():
 def test_exact_signs_match_rational_arithmetic():
     from fractions import Fraction
 
-    from contactcp.problems._exact import exact_dot, exact_transpose_product
+    from contactcp.linalg.rational import exact_dot, exact_transpose_product
     rng = np.random.default_rng(0)
     for _ in range(100):
         m, n = rng.integers(1, 8, 2)

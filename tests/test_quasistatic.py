@@ -10,7 +10,7 @@ from contactcp import InvalidProblemError, Status
 from contactcp.cli import main
 from contactcp.formulations import quasistatic_ucp
 from contactcp.models import PlanarQuasistaticProblem
-from contactcp.quasistatic import solve_quasistatic
+from contactcp.simulate.quasistatic import solve_quasistatic
 from contactcp.scenarios.pang1994 import PAPER_VERDICT, data_set, random_problem
 
 

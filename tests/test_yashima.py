@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from contactcp.analysis.determinacy import VERDICTS, analyse
-from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES, hand_map, hand_model, hand_states
-from contactcp.analysis.pmatrix import PMatrixVerdict
+from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES
+from contactcp.scenarios.yashima import hand_map, hand_model, hand_states
+from contactcp.linalg.pmatrix import PMatrixVerdict
 from contactcp.cli import main
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.errors import InvalidProblemError
 from contactcp.formulations.decomposition import combination_lcp, n_combinations, sign_combinations
 from contactcp.models import Contact, MultibodySystem, RigidBody

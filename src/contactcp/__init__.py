@@ -11,8 +11,8 @@ from contactcp._jit import install_notice as _install_notice
 _install_notice()                       # one warning on the "contactcp" logger when kernels compile (cold cache)
 
 from contactcp._jit import warmup  # noqa: E402
-from contactcp._registry import DEFAULT_TOL, methods, solve  # noqa: E402
-from contactcp.batch import BatchResult, solve_batch  # noqa: E402
+from contactcp.solvers.registry import DEFAULT_TOL, methods, solve  # noqa: E402
+from contactcp.solvers.batch import BatchResult, solve_batch  # noqa: E402
 from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError  # noqa: E402
 from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
 from contactcp.result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate,  # noqa: E402

@@ -96,7 +96,7 @@ def warmup(progress: bool = False) -> dict[str, Any]:
     import numpy as np
 
     from contactcp import solve, solve_batch
-    from contactcp._registry import methods
+    from contactcp.solvers.registry import methods
     from contactcp.errors import ContactCPError
 
     install_notice()
@@ -122,7 +122,7 @@ def warmup(progress: bool = False) -> dict[str, Any]:
             pass
         runs += 1
     solve_batch(np.eye(2), np.array([[-1.0, -2.0], [1.0, -1.0]]))
-    from contactcp.analysis.pmatrix import p_matrix_test
+    from contactcp.linalg.pmatrix import p_matrix_test
     p_matrix_test(np.array([[1.0, 0.0, 0.0], [5.0, 1.0, 0.0], [5.0, 5.0, 1.0]])[[2, 0, 1]][:, [2, 0, 1]])
     runs += 2
     return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}

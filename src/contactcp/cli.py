@@ -94,7 +94,7 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
     from contactcp.errors import InvalidProblemError
     from contactcp.io import load_arrays
     from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
-    from contactcp.quasistatic import solve_quasistatic
+    from contactcp.simulate.quasistatic import solve_quasistatic
     from contactcp.scenarios.pang1994 import data_set
 
     if (args.dataset is None) == (args.file is None):
@@ -117,9 +117,9 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
 
 
 def _cmd_dynamic(args: argparse.Namespace) -> int:
-    from contactcp.dynamic import solve_dynamic
+    from contactcp.simulate.instant import solve_dynamic
     from contactcp.errors import InvalidProblemError
-    from contactcp.models.scene import load_system
+    from contactcp.io.scene import load_system
     from contactcp.scenarios.random_dynamic import random_system
 
     if (args.random is None) == (args.file is None):
@@ -211,7 +211,8 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
 def _hand2d_map(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from contactcp.analysis.modemap import MODE_CLASSES, hand_map
+    from contactcp.analysis.modemap import MODE_CLASSES
+    from contactcp.scenarios.yashima import hand_map
     from contactcp.errors import InvalidProblemError
 
     from contactcp.analysis.determinacy import VERDICTS
@@ -230,7 +231,7 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
     # both outputs or neither: each goes to a temporary file, renamed into place when both are complete
     with contextlib.ExitStack() as stack:
-        from contactcp.io import atomic_write
+        from contactcp._files import atomic_write
 
         if args.out:
             table.save(stack.enter_context(atomic_write(args.out)))
@@ -288,8 +289,8 @@ def _output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> No
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
-    from contactcp.dynamic import solve_cone
-    from contactcp.io_fclib import read_local
+    from contactcp.simulate.instant import solve_cone
+    from contactcp.io.fclib import read_local
 
     problem = read_local(args.file).to_problem()
     result = solve_cone(problem, method=args.method, tol=args.tol)
@@ -305,7 +306,7 @@ def _cmd_fclib(args: argparse.Namespace) -> int:
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:
-    from contactcp._registry import method_info, methods
+    from contactcp.solvers.registry import method_info, methods
 
     for name in methods():
         for spec in method_info(name):
@@ -381,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     qs.set_defaults(func=_cmd_quasistatic)
 
     dy = sub.add_parser("dynamic", help="spatial dynamic contact: forces, accelerations and contact modes")
-    dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.models.scene)")
+    dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.io.scene)")
     dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
     dy.add_argument("--seed", type=int, default=0)
     dy.add_argument("--friction", default="pyramid", choices=["pyramid", "cone", "mncp"],

@@ -29,7 +29,7 @@ the data.  Every solution is rechecked against the original conditions
 :func:`contactcp.interpret.dynamic.check_dynamic`.
 
 **What is exact and what is a tolerance.**  The P-matrix verdict on each
-``A_Pi`` is exact for that matrix (:func:`contactcp.analysis.pmatrix.p_matrix_test`:
+``A_Pi`` is exact for that matrix (:func:`contactcp.linalg.pmatrix.p_matrix_test`:
 every sign proven, an exactly singular minor is "not P"), and a "not-P"
 verdict rests on it.  Everything else compares *numerical solutions* with the
 state's own scales, and a tolerance is the right notion there, because the
@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from contactcp._registry import solve
+from contactcp.solvers.registry import solve
 from contactcp.errors import InvalidOptionError
 from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
 from contactcp.interpret.dynamic import MODE_TOL, check_dynamic, classify
@@ -64,7 +64,7 @@ CHECK_TOL = 1e-7
 from contactcp.models.system import ContactDynamics, MultibodySystem
 from contactcp.problems import LCP
 from contactcp.result import Status
-from contactcp.analysis.pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
 
 __all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "p_rank", "VERDICTS",
            "ENUMERATE_MAX_N", "P_MARGIN"]

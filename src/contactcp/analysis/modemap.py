@@ -1,10 +1,15 @@
-"""Contact-mode maps over joint-torque space (Yashima & Yamaguchi, Figs. 7–8).
+"""Contact-mode maps over a system's applied efforts (Yashima & Yamaguchi, Figs. 7–8, for any system).
 
 A map is a sweep (:mod:`contactcp.sweep`) of independent contact states that
-differ only in two joint torques.  For a fixed configuration the system map
-``a = A c + b`` has a fixed ``A`` and a ``b`` affine in the torques, so every
-sign combination ``Pi`` has a fixed ``A_Pi`` (tested once for the P-property)
-and ``b_Pi = P b(tau)``.  Each chunk of grid points is solved at once:
+differ only in some applied efforts (joint torques, forces on an object) that
+enter the equations of motion linearly.  For a fixed configuration the system
+map ``a = A c + b`` then has a fixed ``A`` and a ``b`` affine in the efforts,
+so every sign combination ``Pi`` has a fixed ``A_Pi`` (tested once for the
+P-property) and ``b_Pi = P b(e)``.  :func:`effort_model` computes the parts
+that do not depend on the efforts from any system-building function
+``system(**efforts) -> MultibodySystem`` (and checks that it is affine in
+them); :func:`effort_states` evaluates a batch of points; :func:`effort_map`
+runs the sweep.  Each chunk of grid points is solved at once:
 
 * combinations whose ``A_Pi`` is a P-matrix: the batched Lemke method
   (:func:`contactcp.solve_batch`, certified residuals) — the unique solution;
@@ -15,11 +20,13 @@ and ``b_Pi = P b(tau)``.  Each chunk of grid points is solved at once:
 Then, per point and exactly as :func:`contactcp.analysis.determinacy.analyse`
 does for one state, the bound (23) selects the feasible solutions, equal
 physical solutions are merged, and the verdict, modes (R/S/B), transitions and
-the object's acceleration are read off (the P verdicts are exact; "determinate"
-asks them for the margin of :data:`contactcp.analysis.determinacy.P_MARGIN`,
-through the same :func:`~contactcp.analysis.determinacy.p_rank`; the column
-``p_matrix`` is 1 for P with that margin, 0 for not P, -1 otherwise).  ``tests/test_yashima.py`` checks the
-batched path against :func:`analyse` point by point.
+the first body's acceleration are read off (the P verdicts are exact;
+"determinate" asks them for the margin of
+:data:`contactcp.analysis.determinacy.P_MARGIN`, through the same
+:func:`~contactcp.analysis.determinacy.p_rank`; the column ``p_matrix`` is 1 for
+P with that margin, 0 for not P, -1 otherwise).  The two-finger hand's map
+(:func:`contactcp.scenarios.yashima.hand_map`) is one use; ``tests/test_yashima.py``
+checks the batched path against :func:`analyse` point by point.
 """
 
 from __future__ import annotations
@@ -27,39 +34,50 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from contactcp.batch import solve_batch
+from contactcp._validate import vector
+from contactcp.analysis.determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS, p_rank
+from contactcp.errors import InvalidProblemError
 from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, sign_combinations
 from contactcp.interpret.dynamic import MODE_TOL
-from contactcp.errors import InvalidProblemError
-from contactcp._validate import number
-from contactcp.scenarios.yashima import HandParameters, two_finger_hand
-from contactcp.analysis.determinacy import BOUND_RTOL, CHECK_TOL, SAME_RTOL, VERDICTS, p_rank
-from contactcp.analysis.pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.models.system import MultibodySystem
+from contactcp.solvers.batch import solve_batch
 
-__all__ = ["MODE_CLASSES", "MODE_NAMES", "HandModel", "hand_model", "hand_states", "hand_map"]
+__all__ = ["MODE_NAMES", "mode_classes", "MODE_CLASSES", "EffortModel", "effort_model", "effort_states",
+           "effort_map"]
 
-#: map classes (Fig. 7): finger 1's mode first
-MODE_CLASSES = ("RR", "RS", "SR", "SS", "breaking", "not determinate")
 #: per-contact mode codes
 MODE_NAMES = ("rolling", "sliding", "breaking")
 _COND_MAX = 1e12
+#: relative size of the departure from affinity that :func:`effort_model` accepts (round-off)
+_AFFINE_RTOL = 1e-9
+
+
+def mode_classes(n_c: int) -> tuple[str, ...]:
+    """The map classes for ``n_c`` contacts (Fig. 7): one per rolling/sliding pattern (``"RS"``: the
+    first contact rolls, the second slides; the first contact is the most significant), then
+    ``"breaking"`` (some contact breaks) and ``"not determinate"``."""
+    return tuple("".join(p) for p in itertools.product("RS", repeat=n_c)) + ("breaking", "not determinate")
+
+
+#: the classes of two-contact maps (the hand of Fig. 7): RR, RS, SR, SS, breaking, not determinate
+MODE_CLASSES = mode_classes(2)
 
 
 @dataclass
-class HandModel:
-    """Everything that does not depend on the torques: ``b(tau) = b0 + B tau``, the combinations."""
+class EffortModel:
+    """Everything that does not depend on the efforts: ``b(e) = b0 + B e``, ``dV/dt`` likewise, the combinations."""
 
-    mu: float
-    params: HandParameters
+    efforts: tuple[str, ...]
     A: np.ndarray
     b0: np.ndarray
-    B: np.ndarray                       #: (d n_c, 2)
-    v0: np.ndarray                      #: dV/dt at c = 0, tau = 0
-    Vt: np.ndarray                      #: d(dV/dt)/d tau  (n_dof, 2)
+    B: np.ndarray                       #: (d n_c, number of efforts)
+    v0: np.ndarray                      #: dV/dt at c = 0, e = 0
+    Vt: np.ndarray                      #: d(dV/dt)/de  (n_dof, number of efforts)
     MiH: np.ndarray                     #: M^-1 H
     H: np.ndarray
     k: np.ndarray
@@ -69,25 +87,42 @@ class HandModel:
     combos: list[CombinationLCP]
     pv: list[PMatrixVerdict]
     dim: int
+    names: tuple[str, ...] = ()         #: contact names
 
 
-@functools.lru_cache(maxsize=8)
-def hand_model(mu: float, params: HandParameters | None = None) -> HandModel:
-    """The torque-independent part of the hand's maps (cached per process)."""
-    p = params or HandParameters()
-    cds = [two_finger_hand(mu, t1, t2, p).system.dynamics() for t1, t2 in ((0, 0), (1, 0), (0, 1))]
-    cd = cds[0]
-    B = np.column_stack([cds[1].b - cd.b, cds[2].b - cd.b])
+def effort_model(system: Callable[..., MultibodySystem], efforts: Sequence[str]) -> EffortModel:
+    """The effort-independent parts of the maps of ``system(**efforts)``.
+
+    ``system`` builds the contact state for given values of the named efforts; it is called at
+    zero, at each unit effort and at twice each unit effort, and must be affine in them (the
+    configuration, velocities and contacts may not depend on the efforts), else
+    :class:`~contactcp.errors.InvalidProblemError` is raised."""
+    names = tuple(efforts)
+    if not names:
+        raise InvalidProblemError("efforts", "name at least one effort")
+    zero = {n: 0.0 for n in names}
+    cd = system(**zero).dynamics()
+    cols_b, cols_f = [], []
+    for n in names:
+        one, two = system(**{**zero, n: 1.0}).dynamics(), system(**{**zero, n: 2.0}).dynamics()
+        db, df = one.b - cd.b, one.f - cd.f
+        if one.A.shape != cd.A.shape or not np.allclose(one.A, cd.A, rtol=_AFFINE_RTOL, atol=0) or \
+                not np.allclose(two.b - cd.b, 2 * db, rtol=_AFFINE_RTOL,
+                                atol=_AFFINE_RTOL * max(1.0, float(np.abs(cd.b).max(initial=0.0)))):
+            raise InvalidProblemError(n, "the system is not affine in this effort (A or b changes otherwise): "
+                                         "a map over it needs a solve per point (contactcp.sweep with analyse)")
+        cols_b.append(db)
+        cols_f.append(df)
     solveM = lambda x: np.linalg.solve(cd.M, x)  # noqa: E731
     v0 = solveM(cd.f)
-    Vt = np.column_stack([solveM(cds[1].f - cd.f), solveM(cds[2].f - cd.f)])
+    Vt = np.column_stack([solveM(f) for f in cols_f])
     combos = [combination_lcp(cd, s) for s in sign_combinations(cd)]
     pv = [p_matrix_test(c.A) for c in combos]
-    return HandModel(float(mu), p, cd.A, cd.b, B, v0, Vt, solveM(cd.H), cd.H, cd.k, cd.mu, cd.sliding, cd.v_t,
-                     combos, pv, cd.dim)
+    return EffortModel(names, cd.A, cd.b, np.column_stack(cols_b), v0, Vt, solveM(cd.H), cd.H, cd.k, cd.mu,
+                       cd.sliding, cd.v_t, combos, pv, cd.dim, tuple(cd.names))
 
 
-def _check_batch(m: HandModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray) -> np.ndarray:
+def _check_batch(m: EffortModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray) -> np.ndarray:
     """The independent check of :func:`contactcp.interpret.dynamic.check_dynamic` ("decomposition" law),
     vectorised over the points: accelerations from the equations of motion, Signorini, friction."""
     K, d = c.shape[0], m.dim
@@ -137,19 +172,18 @@ def _enumerate_batch(A: np.ndarray, Q: np.ndarray, tol: float):
             yield Y, ok, resid
 
 
-def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandParameters | None = None,
-                tol: float = 1e-9, mode_tol: float = MODE_TOL, model: HandModel | None = None) -> dict[str, np.ndarray]:
-    """The verdict, modes and object acceleration at each ``(tau1[k], tau2[k])`` (one batch).
-
-    ``model`` overrides :func:`hand_model` (e.g. to force the enumeration path in tests).
-    """
-    from contactcp._validate import vector
-
-    t1, t2 = vector(tau1, "tau1"), vector(tau2, "tau2")
-    if t1.shape != t2.shape:
-        raise InvalidProblemError("tau2", f"must have the length of tau1 ({t1.size}), got {t2.size}")
-    m = model if model is not None else hand_model(number(mu, "mu"), params)
-    tau = np.column_stack([t1, t2])
+def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1e-9,
+                  mode_tol: float = MODE_TOL) -> dict[str, np.ndarray]:
+    """The verdict, modes, forces and first-body acceleration at each point ``k`` of ``efforts``
+    (``{name: values}``, one value per point, every effort of the model), in one batch."""
+    m = model
+    missing = [n for n in m.efforts if n not in efforts]
+    if missing or set(efforts) - set(m.efforts):
+        raise InvalidProblemError("efforts", f"give exactly the model's efforts {list(m.efforts)}, got {list(efforts)}")
+    cols = [vector(efforts[n], n) for n in m.efforts]
+    if any(c.shape != cols[0].shape for c in cols):
+        raise InvalidProblemError(m.efforts[-1], f"must have the length of {m.efforts[0]} ({cols[0].size})")
+    tau = np.column_stack(cols)
     K, d = tau.shape[0], m.dim
     bt = m.b0[None, :] + tau @ m.B.T                                  # (K, d n_c)
     cands = []                                                        # (c, y, ok, resid, combo index)
@@ -229,15 +263,16 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     an, at = aa[:, :, 0], np.linalg.norm(aa[:, :, 1:], axis=2)
     modes = np.where(an > mode_tol * as_[:, None], 2, np.where(at > mode_tol * as_[:, None], 1, 0))
     modes[~has] = -1
-    cls = np.full(K, MODE_CLASSES.index("not determinate"))
+    classes = mode_classes(n_c)
+    cls = np.full(K, classes.index("not determinate"))
     brk = det & (modes == 2).any(axis=1)
-    cls[brk] = MODE_CLASSES.index("breaking")
+    cls[brk] = classes.index("breaking")
     ok2 = det & ~brk
-    cls[ok2] = modes[ok2, 0] * 2 + modes[ok2, 1]                      # RR, RS, SR, SS
+    cls[ok2] = (modes[ok2] * (1 << np.arange(n_c - 1, -1, -1))[None, :]).sum(axis=1)   # RR, RS, SR, SS, ...
     Vdot[~has] = np.nan
     out: dict[str, Any] = {"cls": cls, "verdict": verdict, "determinate": det, "n_feasible": n_feasible,
                            "n_distinct": distinct, "p_matrix": pflag, "residual": resid, "max_violation": viol,
-                           "a_x": Vdot[:, 0], "a_z": Vdot[:, 1], "alpha": Vdot[:, 2]}
+                           "vdot": Vdot}
     for j in range(n_c):
         out[f"mode{j + 1}"] = modes[:, j]
         out[f"c_n{j + 1}"], out[f"c_t{j + 1}"] = c[:, d * j], c[:, d * j + 1]
@@ -245,22 +280,23 @@ def hand_states(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandPa
     return out
 
 
-def _chunk(tau1: np.ndarray, tau2: np.ndarray, *, mu: float, params: HandParameters | None,
-           tol: float) -> dict[str, np.ndarray]:
-    return hand_states(tau1, tau2, mu=mu, params=params, tol=tol)
+def _chunk(model: EffortModel, tol: float, **columns: np.ndarray) -> dict[str, np.ndarray]:
+    out = effort_states(model, columns, tol=tol)
+    vdot = out.pop("vdot")
+    for j in range(min(vdot.shape[1], 6)):            # the first body's accelerations
+        out[f"vdot{j}"] = vdot[:, j]
+    return out
 
 
-def hand_map(mu: float, tau1: np.ndarray, tau2: np.ndarray, *, params: HandParameters | None = None,
-             tol: float = 1e-9, workers: int | None = None, executor: Any = None, chunk_size: int | None = None,
-             progress: bool = True):
-    """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of :func:`hand_states`)."""
+def effort_map(model: EffortModel, axes: dict[str, Any], *, tol: float = 1e-9, workers: int | None = None,
+               executor: Any = None, chunk_size: int | None = None, progress: bool = True, desc: str = "mode map"):
+    """The map over the grid of ``axes`` (``{effort: values}``, every effort of the model) as a
+    :class:`contactcp.sweep.Table`: the columns of :func:`effort_states`, the first body's
+    accelerations as ``vdot0``, ``vdot1``, ..."""
+    from contactcp._validate import number
     from contactcp.sweep import grid, sweep
 
-    from contactcp._validate import vector
-
-    mu = number(mu, "mu")
-    hand_model(mu, params)                      # validates mu and params here, not in a worker
-    pts = grid(tau1=vector(tau1, "tau1"), tau2=vector(tau2, "tau2"))
-    fn = functools.partial(_chunk, mu=mu, params=params, tol=number(tol, "tol"))
+    pts = grid(**{n: vector(v, n) for n, v in axes.items()})
+    fn = functools.partial(_chunk, model, number(tol, "tol"))
     return sweep(fn, pts, batched=True, executor=executor, workers=workers, chunk_size=chunk_size,
-                 progress=progress, desc=f"mode map mu={mu:g}")
+                 progress=progress, desc=desc)

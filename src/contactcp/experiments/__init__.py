@@ -62,7 +62,7 @@ def run(name: str, out: str | Path = "results", quick: bool = False, **options) 
 
 
 def _umask() -> int:
-    from contactcp.io import _umask as umask
+    from contactcp._files import umask
 
     return umask()
 

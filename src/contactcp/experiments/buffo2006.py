@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from contactcp.dynamic import solve_dynamic
+from contactcp.simulate.instant import solve_dynamic
 from contactcp.scenarios.buffo2006 import GraspParameters, puma3_grasp
 
 MU_SLIDING = (0.1, 0.2, 0.4, 0.5)
@@ -190,7 +190,7 @@ def _steps(out_dir: Path, quick: bool) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from contactcp.analysis.grasp_steps import advance_grasp
+    from contactcp.scenarios.buffo2006_steps import advance_grasp
 
     steps = 4 if quick else 20
     dt = 2e-3

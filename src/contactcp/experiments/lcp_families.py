@@ -1,4 +1,4 @@
-"""Every LCP method on the seeded families of :mod:`contactcp.generators`.
+"""Every LCP method on the seeded families of :mod:`contactcp.problems.generators`.
 
 Writes ``table.md`` (status counts, worst certified residual, median time per
 family, size and method) and ``table.csv`` (one row per solve).  Support
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from contactcp import generators, methods, solve
+from contactcp.problems import generators
+from contactcp.solvers.registry import methods, solve
 from contactcp.result import Status
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from contactcp.quasistatic import solve_quasistatic
+from contactcp.simulate.quasistatic import solve_quasistatic
 from contactcp.scenarios.pang1994 import PAPER_VERDICT, TABLE1, data_set, random_problem
 
 METHODS = [("bilinear", {"variant": "original"}, "bilinear (original)"),

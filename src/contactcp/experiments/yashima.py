@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from contactcp.analysis.determinacy import VERDICTS, analyse
-from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES, hand_map, hand_states
+from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES
+from contactcp.scenarios.yashima import hand_map, hand_states
 from contactcp.plotting.modemap import plot_diagonal, plot_mode_map, plot_sign_map, save
 from contactcp.scenarios.yashima import HandParameters, two_finger_hand
 

@@ -22,7 +22,7 @@ import numpy as np
 from contactcp.errors import InvalidProblemError
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
 from contactcp.problems import UCP
-from contactcp.solvers._lp import clean
+from contactcp.linalg.lp import clean
 
 __all__ = ["QuasistaticUCP", "quasistatic_ucp", "null_space_rows"]
 

@@ -19,9 +19,10 @@ import numpy as np
 import scipy.linalg as sla
 
 from contactcp.errors import InvalidProblemError
+from contactcp.linalg.dot2 import affine_dot2
 from contactcp.linalg.exact import UNIT_ROUNDOFF as U
 
-__all__ = ["TINY", "up", "down", "positive_definite", "det_sign_verified"]
+__all__ = ["TINY", "up", "down", "positive_definite", "det_sign_verified", "verified_solve"]
 
 
 #: the absolute term of :func:`up` and :func:`down`: a normal number far above every
@@ -187,3 +188,39 @@ def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int,
         # whose own rounding is below u times itself): a factor 2 covers all of it
         bound = 2.0 * max(float(r1.max()), float(r2.max()))
     return sign, bool(bound < 0.5)
+
+
+#: the machine epsilon 2^-52 (twice the unit roundoff)
+U2 = 2.0 ** -52
+
+
+def verified_solve(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(x, err)`` with ``||x_exact - x||_inf <= err`` for ``A x = b``, or None when the test cannot
+    prove ``A`` nonsingular (ill-conditioned or singular)."""
+    k = b.shape[0]
+    try:
+        R = np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(R)):
+        return None
+    RA = R @ A
+    absRA = np.abs(R) @ np.abs(A)
+    g = (k + 2) * U2 / (1 - (k + 2) * U2)
+    C = np.eye(k) - RA
+    alpha = (float(np.abs(C).sum(axis=1).max()) + g * float(absRA.sum(axis=1).max()) + U2) * (1 + 4 * k * U2)
+    if not alpha < 0.5:
+        return None
+    x = R @ b
+    for _ in range(2):                                 # one or two refinement steps
+        r, allow, risky = affine_dot2(np.ascontiguousarray(A), np.ascontiguousarray(x), -np.ascontiguousarray(b))
+        if risky.any() or not np.all(np.isfinite(r)):
+            return None
+        x = x - R @ r
+    r, allow, risky = affine_dot2(np.ascontiguousarray(A), np.ascontiguousarray(x), -np.ascontiguousarray(b))
+    if risky.any():
+        return None
+    rnorm = float(np.max(np.abs(r) + allow, initial=0.0))
+    Rnorm = float(np.abs(R).sum(axis=1).max())
+    err = Rnorm * rnorm / (1.0 - alpha) * (1 + 8 * k * U2) + 1e-300
+    return x, err

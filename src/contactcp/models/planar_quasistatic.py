@@ -11,7 +11,7 @@ unknowns are ``c_n, c_t, v_n, v_t, qdot`` and the unknown halves of
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

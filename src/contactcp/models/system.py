@@ -36,7 +36,7 @@ import scipy.linalg as sla
 from contactcp.errors import InvalidProblemError
 from contactcp._validate import check_memory, vector
 from contactcp.models.bodies import RigidBody
-from contactcp.models.contacts import Body, Contact, Ground, Link, contact_frame, cross3
+from contactcp.models.contacts import Body, Contact, Link, contact_frame, cross3
 
 __all__ = ["Arm", "MultibodySystem", "ContactDynamics", "dense_bytes"]
 
@@ -103,30 +103,6 @@ class ContactDynamics:
         if self.cho_M is None:
             self.cho_M = sla.cho_factor(self.M)
         return sla.cho_solve(self.cho_M, self.f + self.H @ c, check_finite=False)
-
-    def theorem2(self) -> dict[str, Any]:
-        """The existence condition of Trinkle–Pang–Sudarsky–Lo (1995), Theorem 2.
-
-        The system Jacobian ``H`` has full column rank (then ``A`` is symmetric
-        positive definite), and, with sliding contacts, the friction-modified
-        matrix of Buffo–Maciel eq. (26) stays positive definite (its symmetric
-        part's smallest eigenvalue is reported).
-        """
-        m = self.H.shape[1]
-        sv = np.linalg.svd(self.H, compute_uv=False) if m else np.zeros(0)
-        tol = (sv.max() if sv.size else 0.0) * max(self.H.shape) * np.finfo(float).eps
-        rank = int((sv > tol).sum())
-        out: dict[str, Any] = {"H_shape": list(self.H.shape), "rank": rank,
-                               "full_column_rank": rank == m,
-                               "sigma_min": float(sv.min()) if sv.size else 0.0}
-        if self.sliding.any():
-            from contactcp.formulations.dynamic_cone import sliding_substituted
-            At = sliding_substituted(self)
-            ev = float(np.linalg.eigvalsh(0.5 * (At + At.T)).min())
-            out["A_tilde_min_sym_eig"] = ev
-            out["A_tilde_positive_definite"] = ev > 0
-        out["holds"] = bool(out["full_column_rank"] and out.get("A_tilde_positive_definite", True))
-        return out
 
 
 def dense_bytes(n_dof: int, n_c: int, dim: int = 3) -> int:

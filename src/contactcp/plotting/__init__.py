@@ -1,6 +1,6 @@
 """Pictures (matplotlib, non-interactive backend unless one is already chosen).
 
-Pictures are written atomically (:func:`contactcp.io.atomic_write`): a failed
+Pictures are written atomically (:func:`contactcp._files.atomic_write`): a failed
 save leaves an existing file as it was.
 """
 

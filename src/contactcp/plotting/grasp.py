@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 
 from contactcp.interpret.dynamic import ContactOutcome  # noqa: E402
 from contactcp.scenarios.buffo2006 import Grasp  # noqa: E402
-from contactcp.io import atomic_write  # noqa: E402
+from contactcp._files import atomic_write  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
 
 _MODE_COLORS = {"rolling": "tab:green", "sliding": "tab:orange", "breaking": "tab:red"}

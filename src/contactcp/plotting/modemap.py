@@ -14,7 +14,7 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 
 from contactcp.analysis.modemap import MODE_CLASSES  # noqa: E402
-from contactcp.io import atomic_write  # noqa: E402
+from contactcp._files import atomic_write  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
 
 __all__ = ["plot_mode_map", "plot_sign_map", "plot_diagonal", "save"]

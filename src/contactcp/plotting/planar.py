@@ -14,7 +14,7 @@ from scipy.spatial import ConvexHull, QhullError  # noqa: E402
 
 from contactcp.interpret.quasistatic import MODE_CODES, QuasistaticSolution  # noqa: E402
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem  # noqa: E402
-from contactcp.io import atomic_write  # noqa: E402
+from contactcp._files import atomic_write  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
 
 _COLORS = {"rolling": "tab:green", "sliding+": "tab:orange", "sliding-": "tab:purple", "breaking": "tab:red"}

@@ -1,7 +1,8 @@
 """Compiled residual arithmetic for the linear problems.
 
 This code is deliberately separate from every solver: it is the independent
-check that decides whether an answer is certified.
+check that decides whether an answer is certified.  The compensated products
+and sums come from :mod:`contactcp.linalg.dot2`.
 """
 
 from __future__ import annotations
@@ -9,95 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-
-_EPS = np.finfo(np.float64).eps
-_SPLIT = 134217729.0          # 2**27 + 1, Dekker's splitting constant
-_UNDERFLOW = 2.0 ** -960       # products below this may have lost bits to underflow
-_TINY = 2.0 ** -1070           # 16 times the smallest subnormal: the absolute error of a product that underflows
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _two_prod(a, b):
-    """``(p, e)`` with ``p = fl(a b)`` and ``a b = p + e`` exactly (Dekker / Veltkamp)."""
-    p = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    return p, al * bl - (((p - ah * bh) - al * bh) - ah * bl)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _two_sum(a, b):
-    """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (Knuth)."""
-    s = a + b
-    bp = s - a
-    return s, (a - (s - bp)) + (b - bp)
-
-
-@njit(cache=True, nogil=True)
-def scaled_products(A, y):
-    """``(P, E)`` with ``A_ij y_i = P_ij + E_ij`` exactly, for every entry (TwoProduct)."""
-    m, n = A.shape
-    P = np.empty((m, n))
-    E = np.empty((m, n))
-    for i in range(m):
-        for j in range(n):
-            P[i, j], E[i, j] = _two_prod(A[i, j], y[i])
-    return P, E
-
-
-@njit(cache=True, nogil=True)
-def affine_row(A, x, c, i):
-    """``(v, allowance, risky)``: ``v = (A x + c)_i`` computed as if in twice the working precision
-    (Ogita, Rump & Oishi's Dot2: error-free products and sums), and a bound on its error,
-    ``|v - exact| <= 4 eps |v| + gamma^2 sum_j |A_ij x_j| (+ |c_i|) + (n + 1) 2^-1070``, ``gamma = 4 (n + 1) eps``
-    (a margin of 4 in each term; the last term covers products in the subnormal range).  The bound is
-    of order ``(n eps)^2`` of the terms: the check can tell ``w_i = -1`` from zero even when the terms
-    are of size 1e20.  ``risky`` is True when a product or a partial sum may have overflowed (then
-    the bound is not valid and the row must be evaluated exactly)."""
-    n = x.shape[0]
-    s = c[i]
-    err = 0.0
-    mag = abs(c[i])
-    risky = False
-    exact = True                    # no rounding anywhere: v is the exact value
-    for j in range(n):
-        a = A[i, j]
-        b = x[j]
-        if abs(a) > 1e290 or abs(b) > 1e290:
-            risky = True
-        p, e = _two_prod(a, b)
-        if e != 0.0 or (abs(p) < _UNDERFLOW and a != 0.0 and b != 0.0):
-            exact = False
-        mag += abs(p)
-        s, f = _two_sum(s, p)
-        if f != 0.0:
-            exact = False
-        err += e + f
-    v = s + err
-    if exact:
-        return v, 0.0, risky or not abs(mag) < 1e300
-    g = 4.0 * (n + 1) * _EPS
-    allow = 4.0 * _EPS * abs(v) + g * g * mag + (n + 1) * _TINY
-    if not (abs(mag) < 1e300 and abs(allow) < 1e300 and abs(v) < 1e300):
-        risky = True
-    return v, allow, risky
-
-
-@njit(cache=True, nogil=True)
-def affine_dot2(A, x, c):
-    """``(A x + c, allowance, risky)`` row by row with :func:`affine_row`."""
-    m = c.shape[0]
-    v = np.empty(m)
-    allow = np.empty(m)
-    risky = np.zeros(m, dtype=np.bool_)
-    for i in range(m):
-        v[i], allow[i], risky[i] = affine_row(A, x, c, i)
-    return v, allow, risky
-
+from contactcp.linalg.dot2 import _EPS, _TINY, affine_row
 
 #: a row whose rounding bound exceeds this (in its scaled units) is evaluated exactly instead
 EXACT_ROW_BOUND = 2.0 ** -40

@@ -15,7 +15,7 @@ import numpy as np
 from contactcp.errors import InvalidProblemError
 from contactcp.result import Certificate, Residual
 from contactcp._validate import finite_pair, index_mask, matrix, vector
-from contactcp.problems._farkas import FarkasSystem
+from contactcp.linalg.farkas import FarkasSystem
 from contactcp.problems._base import Problem, linear_residual, require, scaled_residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
@@ -100,7 +100,7 @@ def _certificate_api(cls):
 
     def check_certificate(self, y: Any, tol: float = 1e-9) -> tuple[bool, dict[str, float]]:
         """Check that ``y`` itself (floats, or a sequence of ``fractions.Fraction``) is a Farkas proof, *exactly*:
-        for an LCP ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0`` (see :mod:`contactcp.problems._farkas`
+        for an LCP ``y >= 0``, ``M^T y <= 0``, ``q^T y < 0`` (see :mod:`contactcp.linalg.farkas`
         for the mixed and box forms).  ``tol`` is accepted for compatibility and not used: a
         proof holds exactly or not at all."""
         system = self.farkas_system()
@@ -174,7 +174,7 @@ def farkas_certificate(problem, candidate: Any = None, source: str = "", search:
     """A verified Farkas certificate about ``problem`` itself (LCP, MixedLCP or BoxLCP), or None.
 
     ``candidate`` (a float vector, e.g. from a pivoting ray) is tried first; then, if ``search``,
-    an LP over the problem's own data (:meth:`~contactcp.problems._farkas.FarkasSystem.search`)."""
+    an LP over the problem's own data (:meth:`~contactcp.linalg.farkas.FarkasSystem.search`)."""
     system = problem.farkas_system()
     proof = system.prove(candidate) if candidate is not None else None
     if proof is None and search:

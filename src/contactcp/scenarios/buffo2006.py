@@ -182,7 +182,7 @@ def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = 1e-9, **op
     formulation: the mixed NCP (29)–(36), or the LCP (45) when every contact
     slides, by merit minimisation (eqs. (3)–(4)).
     """
-    from contactcp.dynamic import solve_dynamic
+    from contactcp.simulate.instant import solve_dynamic
     from contactcp.errors import UnknownMethodError
 
     if method is None:

@@ -30,6 +30,7 @@ Chosen here (the paper does not give them), all in :class:`HandParameters`:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,7 +43,7 @@ from contactcp.models.contacts import Contact, Link
 from contactcp.models.manipulator import Manipulator
 from contactcp.models.system import Arm, MultibodySystem
 
-__all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry"]
+__all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry", "hand_model", "hand_states", "hand_map"]
 
 G = 9.81
 
@@ -173,3 +174,57 @@ def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
     system = MultibodySystem([obj], contacts, arms, planar=True)
     return Hand(system, p, float(mu), (float(tau1), float(tau2)), geo["center"], geo["contacts"],
                 geo["normals"], geo["q"], geo["bases"], geo["elbows"], geo["tips"])
+
+
+# ---------------------------------------------------------------------------
+# the maps of Figs. 7-8: the generic effort maps of contactcp.analysis.modemap over (tau1, tau2)
+
+
+def _hand_system(mu: float, params: HandParameters | None, tau1: float = 0.0, tau2: float = 0.0) -> MultibodySystem:
+    return two_finger_hand(mu, tau1, tau2, params).system
+
+
+@functools.lru_cache(maxsize=8)
+def hand_model(mu: float, params: HandParameters | None = None):
+    """The torque-independent part of the hand's maps (:func:`contactcp.analysis.modemap.effort_model`;
+    cached per process)."""
+    from contactcp.analysis.modemap import effort_model
+
+    return effort_model(functools.partial(_hand_system, number(mu, "mu"), params), ("tau1", "tau2"))
+
+
+def _paper_names(out: dict[str, Any]) -> dict[str, Any]:
+    """The object's accelerations under the paper's names ``a_x``, ``a_z``, ``alpha``."""
+    if "vdot" in out:
+        vdot = out.pop("vdot")
+        out["a_x"], out["a_z"], out["alpha"] = vdot[:, 0], vdot[:, 1], vdot[:, 2]
+    else:
+        out["a_x"], out["a_z"], out["alpha"] = out.pop("vdot0"), out.pop("vdot1"), out.pop("vdot2")
+        for j in range(3, 6):
+            out.pop(f"vdot{j}", None)
+    return out
+
+
+def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | None = None, tol: float = 1e-9,
+                mode_tol: float | None = None, model: Any = None) -> dict[str, np.ndarray]:
+    """The verdict, modes and object acceleration at each ``(tau1[k], tau2[k])`` (one batch;
+    :func:`contactcp.analysis.modemap.effort_states`).  ``model`` overrides :func:`hand_model`."""
+    from contactcp.analysis.modemap import effort_states
+    from contactcp.interpret.dynamic import MODE_TOL
+
+    m = model if model is not None else hand_model(number(mu, "mu"), params)
+    out = effort_states(m, {"tau1": tau1, "tau2": tau2}, tol=tol, mode_tol=MODE_TOL if mode_tol is None else mode_tol)
+    return _paper_names(out)
+
+
+def hand_map(mu: float, tau1: Any, tau2: Any, *, params: HandParameters | None = None, tol: float = 1e-9,
+             workers: int | None = None, executor: Any = None, chunk_size: int | None = None, progress: bool = True):
+    """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
+    :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`)."""
+    from contactcp.analysis.modemap import effort_map
+
+    mu = number(mu, "mu")
+    table = effort_map(hand_model(mu, params), {"tau1": tau1, "tau2": tau2}, tol=tol, workers=workers,
+                       executor=executor, chunk_size=chunk_size, progress=progress, desc=f"mode map mu={mu:g}")
+    table.rename({"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha"}, drop=("vdot3", "vdot4", "vdot5"))
+    return table

@@ -1,17 +1,16 @@
-"""Solver modules; importing this package registers every method with :func:`contactcp.solve`
-and declares each problem type's default chain."""
+"""Solvers, grouped by problem type, behind one registry.
 
-from contactcp import _registry
-from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP
-from contactcp.solvers import _bpp, _enumerate, _fc_newton, _fc_nsgs, _fc_prox, _interior_point, _lemke, _merit, _pgs, _ucp_bilinear, _ucp_enumerate, _ucp_exact  # noqa: F401
+* :mod:`contactcp.solvers.registry` — :func:`solve`, :func:`methods`, the default chains, and the
+  public extension point :func:`register` (with :class:`Raw` and the option checks ``integer``,
+  ``real``, ``boolean``, ``choice``, ``vector``): a new method is a function registered there.
+* :mod:`~contactcp.solvers.lcp` (LCP, mixed and box LCPs), :mod:`~contactcp.solvers.cone` (the
+  Coulomb-cone problem), :mod:`~contactcp.solvers.ncp` (mixed NCPs), :mod:`~contactcp.solvers.ucp`
+  (uncoupled problems); :mod:`~contactcp.solvers.batch` solves many small LCPs at once.
+* :mod:`~contactcp.solvers.catalog` lists every method module; it is imported on first use.
+"""
 
-from contactcp.solvers._polish import finish_linear
+from contactcp.solvers.registry import (Raw, boolean, choice, default_chain, integer, method_info, methods, real,
+                                        register, solve, vector)
 
-# the default chains: each method runs while the answers are inconclusive (contactcp.solve)
-_registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}),
-                            finish=finish_linear)
-_registry.set_default_chain(MixedLCP, "lemke", "merit", finish=finish_linear)
-_registry.set_default_chain(BoxLCP, "lemke")
-_registry.set_default_chain(FrictionContactProblem, "newton", ("prox", {"restarts": 6}), ("nsgs", {"max_sweeps": 5000}))
-_registry.set_default_chain(UCP, "bilinear", "exact")
-_registry.set_default_chain(MixedNCP, "merit")
+__all__ = ["solve", "methods", "method_info", "default_chain", "register", "Raw", "integer", "real", "boolean",
+           "choice", "vector"]

@@ -1,0 +1,124 @@
+"""Proximal-point method for the Coulomb-cone problem, with semismooth Newton inner solves.
+
+With ``W`` rank-deficient (many contacts on few bodies: the usual case in simulations) the
+Alart–Curnier Newton matrix is singular on the null space of ``W`` and Newton alone stalls.  The
+proximal-point iteration (Rockafellar 1976; the ``PROX`` solver of Acary, Brémond & Huber,
+*On solving contact problems with Coulomb friction: formulations and numerical comparisons*,
+2018) solves instead, at each outer step, the regularised problem
+
+    ``r_{k+1}``: Coulomb's law with ``u = (W + rho I) r + (q - rho r_k)``,
+
+whose operator ``W + rho I`` is positive definite, so its Newton iteration is well posed; a fixed
+point ``r_{k+1} = r_k`` solves the original problem (the regularised ``u`` equals ``W r + q``).
+Inner solves are inexact (to a tolerance that follows the outer residual) and warm-started; ``rho``
+shrinks while the inner solves succeed quickly and grows when they fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from contactcp.solvers.registry import Raw, integer, real, register, vector
+from contactcp.problems import FrictionContactProblem
+from contactcp.result import Status
+from contactcp.solvers.cone import scale as homogeneous
+from contactcp.solvers.cone.newton import _newton, default_rho
+
+
+def _regularised(problem: FrictionContactProblem, rho: float, r: np.ndarray) -> FrictionContactProblem:
+    W = problem.W
+    Wr = (W + rho * sp.identity(W.shape[0], format="csr")) if sp.issparse(W) else W + rho * np.eye(W.shape[0])
+    return FrictionContactProblem(Wr, problem.q - rho * r, problem.mu, problem.dim)
+
+
+@register("prox", FrictionContactProblem,
+          description="proximal point on W + rho I with semismooth Newton inner solves (rank-deficient W)",
+          options={"max_outer": integer(1), "inner_iter": integer(1), "rho": real(0.0, lo_open=True, none=True),
+                   "r0": vector(), "restarts": integer(0), "seed": integer(0)})
+def prox(problem: FrictionContactProblem, tol: float, *, max_outer: int = 200, inner_iter: int = 30,
+         rho: float | None = None, r0: object = None, restarts: int = 0, seed: int = 0) -> Raw:
+    """Proximal point with Newton inner solves.
+
+    Options
+    -------
+    max_outer : outer (proximal) iterations (default 200)
+    inner_iter : Newton iterations per inner solve (default 30)
+    rho : the proximal weight (default ``1e-2`` times the largest diagonal entry of ``W``, then adapted)
+    r0 : starting reactions (default zero)
+    restarts : when a run ends without a solution, start again this many times from seeded random
+        reactions inside the cones, of the size the data give (``||q|| / max W_ii``); the best end
+        point is kept (the Coulomb problem is not monotone: runs from different starts end at
+        different points; default 0)
+    seed : seed of those starts
+    """
+    r = np.zeros(problem.size) if r0 is None else r0.copy()
+    problem, r, k = homogeneous.apply(problem, r)
+    raw = _prox(problem, tol, max_outer, inner_iter, rho, r)
+    rng = None
+    for attempt in range(restarts):
+        if raw.status is Status.SOLVED:
+            break
+        rng = rng or np.random.default_rng(seed)
+        again = _prox(problem, tol, max_outer, inner_iter, rho, _random_start(problem, rng))
+        again.stats["restart"] = attempt + 1
+        again.iterations += raw.iterations
+        if again.status is Status.SOLVED or problem._certify(again.x, None)[0].value < \
+                problem._certify(raw.x, None)[0].value:
+            raw = again
+        else:
+            raw.iterations = again.iterations
+    raw.x, raw.w = homogeneous.invert(raw.x, k), homogeneous.invert(raw.w, k)
+    return raw
+
+
+def _random_start(problem: FrictionContactProblem, rng: np.random.Generator) -> np.ndarray:
+    """Reactions inside the cones, of the size the data give."""
+    W, d = problem.W, problem.dim
+    diag = W.diagonal() if sp.issparse(W) else np.diag(W)
+    size = float(np.linalg.norm(problem.q)) / max(float(np.max(np.abs(diag), initial=0.0)), 1e-300)
+    R = np.zeros((problem.n_c, d))
+    R[:, 0] = rng.uniform(0.0, size, problem.n_c)
+    t = rng.standard_normal((problem.n_c, d - 1))
+    t *= (rng.uniform(0.0, 1.0, problem.n_c) * problem.mu * R[:, 0] / np.maximum(np.linalg.norm(t, axis=1), 1e-300))[:, None]
+    R[:, 1:] = t
+    return R.reshape(-1)
+
+
+def _prox(problem: FrictionContactProblem, tol: float, max_outer: int, inner_iter: int, rho: float | None,
+          r: np.ndarray) -> Raw:
+    W = problem.W
+    diag = W.diagonal() if sp.issparse(W) else np.diag(W)
+    wmax = float(np.max(np.abs(diag), initial=0.0)) or 1.0
+    weight = 1e-2 * wmax if rho is None else float(rho)
+    adapt = rho is None
+    lo, hi = 1e-8 * wmax, 10.0 * wmax
+    res = problem._certify(r, None)[0].value
+    status, msg, outer, inner_total = Status.ITERATION_LIMIT, f"no convergence in {max_outer} proximal steps", 0, 0
+    for outer in range(1, max_outer + 1):
+        if res <= tol:
+            status, msg = Status.SOLVED, "converged"
+            outer -= 1
+            break
+        sub = _regularised(problem, weight, r)
+        inner_tol = max(0.1 * tol, min(1e-3, 0.01 * res))
+        raw = _newton(sub, inner_tol, inner_iter, None, default_rho(sub), False, r.copy(), 1e-4, "auto", 0)
+        inner_total += raw.iterations
+        ok = raw.x is not None and bool(np.all(np.isfinite(raw.x)))
+        new = problem._certify(raw.x, None)[0].value if ok else np.inf
+        if ok and (raw.status is Status.SOLVED or new < res):
+            r, res = raw.x, new
+            if adapt and raw.status is Status.SOLVED and raw.iterations <= 3:
+                weight = max(lo, 0.5 * weight)     # easy inner problems: take longer proximal steps
+            elif adapt and raw.status is not Status.SOLVED:
+                weight = min(hi, 4.0 * weight)
+        elif adapt:
+            weight = min(hi, 4.0 * weight)         # the inner problem is too hard: regularise more
+        elif not ok:
+            status, msg = Status.NUMERICAL_FAILURE, "an inner Newton solve failed"
+            break
+    else:
+        if res <= tol:
+            status, msg = Status.SOLVED, "converged"
+    u = problem.W @ r + problem.q
+    return Raw(r, status, iterations=outer, message=msg, w=u, stats={"rho": weight, "inner_iterations": inner_total})

@@ -1,0 +1,204 @@
+"""Lemke's complementary pivoting method (Cottle–Pang–Stone 1992, Algorithm 4.4.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from contactcp.solvers.registry import Raw, boolean, integer, real, register
+from contactcp._validate import index_mask, vector
+from contactcp.errors import InvalidOptionError
+from contactcp.problems import LCP, BoxLCP, MixedLCP
+from contactcp.result import Status
+from contactcp.solvers.lcp import lemke_kernel as K
+from contactcp.solvers.lcp.certificates import lcp_farkas
+from contactcp.solvers.lcp.reductions import via_lcp
+
+_STATUS_TEXT = {
+    K.SOLVED: "the artificial variable left the basis",
+    K.ITER_LIMIT: "pivot limit reached",
+    K.SINGULAR: "basis matrix became singular on refactorisation",
+    K.BAD_START: "the covering vector does not cover the negative entries of q",
+}
+
+
+_NO_D = np.zeros(0)
+_EQUILIBRATED = (" on the equilibrated LCP (R M C, R q): the row or column max-norms of M spread over "
+                 f"more than {K.SPREAD:.0f}")
+
+
+def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
+              piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
+              restarts: int = 3, seed: int = 0, first: Raw | None = None) -> Raw:
+    """Lemke's method on a standard LCP; see :func:`lemke` for the options.
+
+    A ray termination without an infeasibility proof (possible when M is not
+    copositive-plus, e.g. on degenerate contact LCPs) and a pivot limit are
+    retried up to ``restarts`` times with seeded random covering vectors in
+    ``[0.5, 2]^n``: another covering vector is another path, which may end in a
+    solution or in a ray that proves infeasibility.  ``first`` is the outcome of
+    the first run when the caller already has it.
+    """
+    raw = first if first is not None else _lemke_once(problem, tol, d, basis, max_iter, piv_tol,
+                                                      lexicographic, check_every)
+    rng = None
+    tried = 0
+    total = raw.iterations
+    why = []
+    while raw.status in _RETRY and tried < restarts:
+        why.append("pivot limit" if raw.status is Status.ITERATION_LIMIT else "ray without proof")
+        rng = rng or np.random.default_rng(seed)
+        tried += 1
+        raw = _lemke_once(problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol,
+                          lexicographic, check_every)
+        total += raw.iterations
+    if tried:
+        raw.iterations = total
+        raw.stats["restarts"] = tried
+        raw.message += (f" (after {tried} restart(s) with random covering vectors, "
+                        f"following: {', '.join(why)})")
+    return raw
+
+
+_RETRY = (Status.RAY_TERMINATION, Status.ITERATION_LIMIT)
+
+
+def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | None, piv_tol: float,
+                lexicographic: bool, check_every: int) -> Raw:
+    M, q = problem.M, problem.q
+    n = q.shape[0]
+    max_iter = max(1000, 50 * n) if max_iter is None else _int_option("max_iter", max_iter)
+    if not (0 < piv_tol < 1):
+        raise InvalidOptionError("piv_tol", f"must lie in (0, 1), got {piv_tol!r}")
+    if check_every != 16:
+        check_every = _int_option("check_every", check_every, minimum=0)
+    if basis is None:
+        note = "cold start"
+        out = K.lemke_cold_solve(M, q, _NO_D if d is None else _covering(d, n), max_iter, float(piv_tol),
+                                 bool(lexicographic), check_every)
+    else:
+        if d is not None:
+            raise InvalidOptionError("d", "a warm start chooses its own covering vector; give d or basis, not both")
+        AT, b, start, note = _warm_start(M, q, basis)
+        out = K.lemke_solve(AT, b, start, max_iter, float(piv_tol), bool(lexicographic), check_every)
+    return _interpret(problem, tol, out, basis is not None, max_iter, note)
+
+
+def _interpret(problem: LCP, tol: float, out: np.ndarray, warm: bool, max_iter: int, note: str) -> Raw:
+    """The :class:`Raw` answer of one kernel run (``out`` from :func:`K.lemke_solve`)."""
+    status, z, zh, z0, pivots, refactors, z_basic, equilibrated = K.unpack(out, problem.q.shape[0])
+    if equilibrated:
+        note += _EQUILIBRATED
+    stats = {"pivots": pivots, "refactorizations": refactors, "z_basic": z_basic, "start": note}
+    if status == K.SOLVED:
+        return Raw(z, Status.SOLVED, pivots, _STATUS_TEXT[status], stats=stats)
+    if status == K.RAY:
+        if warm:
+            zh = None  # the ray of a transformed system is not a Farkas vector of the original
+        cert = lcp_farkas(problem, zh, tol, "from Lemke's secondary ray" if zh is not None else "")
+        stats["z0"] = float(z0)
+        if zh is not None:
+            stats["ray"] = zh
+        if cert is not None:
+            return Raw(None, Status.NO_SOLUTION, pivots,
+                       "ray termination; the LCP is infeasible (verified Farkas certificate)",
+                       certificate=cert, stats=stats)
+        return Raw(None, Status.RAY_TERMINATION, pivots,
+                   "ray termination, no conclusion: the feasible set is nonempty, so M is not "
+                   "copositive-plus here and Lemke's ray proves nothing", stats=stats)
+    if status == K.ITER_LIMIT:
+        return Raw(z, Status.ITERATION_LIMIT, pivots, f"{_STATUS_TEXT[status]} ({max_iter})", stats=stats)
+    return Raw(None, Status.NUMERICAL_FAILURE, pivots, _STATUS_TEXT[status], stats=stats)
+
+
+def _int_option(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _covering(d: Any, n: int) -> np.ndarray:
+    try:
+        dv = vector(d, "d", n)
+    except ValueError as exc:
+        raise InvalidOptionError("d", str(exc)) from None
+    if np.any(dv <= 0):
+        raise InvalidOptionError("d", "the covering vector must be positive")
+    return np.array(dv)
+
+
+def _warm_start(M: np.ndarray, q: np.ndarray, basis: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Pre-multiply ``[I, -M, -d]`` by the inverse of the complementary basis ``B``.
+
+    ``basis`` marks which ``z_i`` are basic (boolean mask or indices); the
+    covering vector is ``d = B 1`` so that the artificial column of the
+    transformed system is ``-1`` (the usual warm start of Lemke's method).
+    """
+    n = q.shape[0]
+    try:
+        zb = np.asarray(index_mask(basis, "basis", n))
+    except ValueError as exc:
+        raise InvalidOptionError("basis", str(exc)) from None
+    AT = K.cold_start_columns(M, q, np.zeros(n))
+    start = np.where(zb, n + np.arange(n), np.arange(n))
+    B = AT[start].T
+    try:
+        lu = np.linalg.inv(B)
+    except np.linalg.LinAlgError:
+        raise InvalidOptionError("basis", "the complementary basis matrix is singular") from None
+    AT = AT @ lu.T
+    AT[2 * n] = -1.0
+    # columns of the starting basis are exactly the identity after the transform
+    AT[start] = np.eye(n)
+    return np.ascontiguousarray(AT), lu @ q, start, f"warm start from a basis with {int(zb.sum())} z basic"
+
+
+@register("lemke", LCP, MixedLCP, BoxLCP, default=True,
+          description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)",
+          options={"max_iter": integer(1, none=True), "piv_tol": real(0.0, 1.0, lo_open=True, hi_open=True),
+                   "lexicographic": boolean(), "check_every": integer(0), "restarts": integer(0),
+                   "seed": integer(0)})
+def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
+          piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
+          restarts: int = 3, seed: int = 0) -> Raw:
+    """Lemke's method.
+
+    Options
+    -------
+    d : covering vector (positive; default all ones)
+    basis : warm start: which ``z_i`` are basic (mask or indices), e.g.
+        ``result.stats["z_basic"]`` of a previous solve
+    max_iter : pivot limit (default ``max(1000, 50 n)``)
+    piv_tol : a pivot must exceed ``piv_tol * ||row of B^-1||_1 * ||entering column||_inf``
+    lexicographic : lexicographic ratio test (default True; False uses the
+        first row among ties and may cycle on degenerate problems)
+    check_every : check ``B x = b`` every this many pivots and refactorise on failure
+    restarts : retries with random covering vectors after a ray termination that
+        proves nothing or a pivot limit (default 3; 0 disables)
+    seed : seed of those covering vectors
+
+    Mixed and box LCPs are first reduced to a standard LCP
+    (:mod:`contactcp.solvers.lcp.reductions`); the answer is certified against the
+    original problem.
+    """
+    first = None
+    if type(problem) is LCP and d is None and basis is None and max_iter is None and piv_tol == 1e-11 \
+            and lexicographic is True and check_every == 16:
+        # the common case, kept lean: many small LCPs are solved one call at a time
+        n = problem.q.shape[0]
+        out = K.lemke_cold_solve(problem.M, problem.q, _NO_D, max(1000, 50 * n), 1e-11, True, 16)
+        if out[0] == K.SOLVED:
+            pivots = int(out[1])
+            return Raw(out[4:4 + n], Status.SOLVED, pivots, _STATUS_TEXT[K.SOLVED],
+                       stats={"pivots": pivots, "refactorizations": int(out[2]),
+                              "z_basic": out[4 + 2 * n:4 + 3 * n].astype(bool),
+                              "start": "cold start" + (_EQUILIBRATED if out[4 + 3 * n] else "")})
+        first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
+    if isinstance(problem, LCP):
+        return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
+                         lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed,
+                         first=first)
+    opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
+                check_every=check_every, restarts=restarts, seed=seed)
+    return via_lcp(problem, tol, lemke_lcp, opts)
