@@ -13,7 +13,6 @@ waits.
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import time
 from typing import Any
@@ -25,7 +24,7 @@ COLD_COMPILE_SECONDS = 40
 
 NOTICE = f"compiling numerical kernels once (about {COLD_COMPILE_SECONDS} s); later runs use the cache"
 
-logger = logging.getLogger("contactcp")
+from contactcp.settings import logger  # noqa: E402
 
 _state: dict[str, Any] = {"said": False, "installed": False, "events": 0}
 

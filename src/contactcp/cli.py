@@ -24,7 +24,8 @@ import traceback
 import warnings
 from typing import Sequence
 
-from contactcp import __version__
+from contactcp._version import __version__
+from contactcp.settings import DEFAULT_TOL
 from contactcp.errors import ContactCPError
 
 __all__ = ["main"]
@@ -135,14 +136,7 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(out.to_dict())
     else:
-        r = out.result
-        print(f"{args.friction} friction, {len(out.contacts)} contacts; method {r.method}")
-        print(f"status: {out.status.name}; residual {r.residual.value if r.residual else float('nan'):.3e}; "
-              f"check of the original conditions {out.max_violation:.3e}; {r.iterations} iterations, {r.time:.3g} s")
-        print(f"Theorem 2 (full column rank, A~ positive definite): {out.theorem2.get('holds')}")
-        for o in out.contacts:
-            print(f"  {o.name:6s} c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
-                  f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+        print(out.summary())
     return 0 if out.success else 1
 
 
@@ -158,16 +152,8 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(out.to_dict())
     else:
-        r = out.result
-        print(f"three PUMA-560 fingers holding a sphere: mu = {args.mu:g}, contacts {args.state}; "
-              f"method {r.method} ({out.friction})")
-        print(f"status: {out.status.name}; residual {r.residual.value if r.residual else float('nan'):.3e}; "
-              f"check of the original conditions {out.max_violation:.3e}")
-        if out.contacts and not out.success:
-            print("  no certified solution: the values below are the solver's last iterate")
-        for o in out.contacts:
-            print(f"  {o.name}  c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
-                  f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+        print(f"three PUMA-560 fingers holding a sphere: mu = {args.mu:g}, contacts {args.state}")
+        print(out.summary())
     return 0 if out.success else 1
 
 
@@ -357,6 +343,10 @@ def _cmd_warmup(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from contactcp.formulations.laws import friction_laws
+    from contactcp.problems import UCP
+    from contactcp.solvers.registry import methods_for
+
     p = _Parser(prog="contactcp", description="Rigid-body contact as certified complementarity problems.")
     p.add_argument("--version", action="version", version=f"contactcp {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -365,19 +355,19 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("file")
     q.add_argument("--method", default=None, help="default: the LCP chain (lemke, then interior-point, merit, "
                                                   "enumerate while inconclusive), as contactcp.solve")
-    q.add_argument("--tol", type=_finite_float, default=1e-9)
+    q.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=_cmd_lcp)
 
     qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
     qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
     qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
-    qs.add_argument("--method", default=None, choices=["bilinear", "enumerate", "exact"],
+    qs.add_argument("--method", default=None, choices=methods_for(UCP),
                     help="default: bilinear, then exact if it is inconclusive (as contactcp.solve)")
     qs.add_argument("--variant", default="original", choices=["original", "modified"],
                     help="bilinear Step 3 variant")
     qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
-    qs.add_argument("--tol", type=_finite_float, default=1e-9)
+    qs.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     qs.add_argument("--json", action="store_true", help="print one JSON object")
     qs.set_defaults(func=_cmd_quasistatic)
 
@@ -385,11 +375,11 @@ def build_parser() -> argparse.ArgumentParser:
     dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.io.scene)")
     dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
     dy.add_argument("--seed", type=int, default=0)
-    dy.add_argument("--friction", default="pyramid", choices=["pyramid", "cone", "mncp"],
+    dy.add_argument("--friction", default="pyramid", choices=friction_laws(),
                     help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
     dy.add_argument("--method", default=None,
                     help="pyramid: lemke, interior-point, bpp, merit; cone: newton, nsgs; mncp: merit")
-    dy.add_argument("--tol", type=_finite_float, default=1e-9)
+    dy.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     dy.add_argument("--json", action="store_true", help="print one JSON object")
     dy.set_defaults(func=_cmd_dynamic)
 
@@ -401,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
                          "(friction cone), lemke or interior-point (friction pyramid); default: "
                          "the friction cone by Newton, then NSGS if Newton gives no certified answer")
-    gr.add_argument("--tol", type=_finite_float, default=1e-9)
+    gr.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
     gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
     gr.set_defaults(func=_cmd_grasp)
@@ -417,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
     hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
     hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
-    hd.add_argument("--tol", type=_finite_float, default=1e-9)
+    hd.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     hd.add_argument("--json", action="store_true", help="print one JSON object")
     hd.set_defaults(func=_cmd_hand2d)
 
@@ -425,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     fc.add_argument("file")
     fc.add_argument("--method", default=None,
                     help="newton or nsgs; default: newton, then nsgs if newton gives no certified answer")
-    fc.add_argument("--tol", type=_finite_float, default=1e-9)
+    fc.add_argument("--tol", type=_finite_float, default=DEFAULT_TOL)
     fc.add_argument("--json", action="store_true", help="print one JSON object")
     fc.set_defaults(func=_cmd_fclib)
 

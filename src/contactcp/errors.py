@@ -9,11 +9,15 @@ turned into a result with status ``NUMERICAL_FAILURE``; they never leak out of
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ContactCPError",
     "InvalidProblemError",
     "UnknownMethodError",
     "InvalidOptionError",
+    "SweepError",
+    "InverseKinematicsError",
 ]
 
 
@@ -66,3 +70,49 @@ class InvalidOptionError(ContactCPError, ValueError):
 
     def __reduce__(self):
         return (type(self), (self.option, self.problem))
+
+
+class SweepError(ContactCPError, RuntimeError):
+    """The swept function failed (raised, or returned something unusable).
+
+    Attributes
+    ----------
+    index : int or None
+        Position of the failing point in the sweep, or ``None`` when a whole
+        batched chunk failed.
+    point : dict or None
+        Coordinates of the failing point (of the chunk's first point when
+        ``index`` is ``None``).
+    chunk : tuple of int or None
+        ``(start, stop)`` point range of the chunk that failed.
+
+    The original exception, when there is one, is chained as ``__cause__``;
+    when it was raised in another process, its traceback text hangs below it.
+    """
+
+    def __init__(self, message: str, *, index: int | None = None, point: dict | None = None,
+                 chunk: tuple[int, int] | None = None):
+        self.index = index
+        self.point = point
+        self.chunk = chunk
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (_rebuild_sweep_error, (str(self), self.index, self.point, self.chunk))
+
+
+def _rebuild_sweep_error(message, index, point, chunk):
+    return SweepError(message, index=index, point=point, chunk=chunk)
+
+
+class InverseKinematicsError(ContactCPError):
+    """Position inverse kinematics did not reach the target within ``tol``.
+
+    ``q`` is the best configuration found and ``residual`` its distance to the
+    target (for an unreachable target: the closest the point got).
+    """
+
+    def __init__(self, message: str, q: Any, residual: float):
+        self.q = q
+        self.residual = residual
+        super().__init__(message)

@@ -57,10 +57,11 @@ import numpy as np
 from contactcp.solvers.registry import solve
 from contactcp.errors import InvalidOptionError
 from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
+from contactcp import settings
 from contactcp.interpret.dynamic import MODE_TOL, check_dynamic, classify
 
 #: tolerance of the independent check of every feasible solution (as for :func:`contactcp.solve_dynamic`)
-CHECK_TOL = 1e-7
+CHECK_TOL = settings.CHECK_TOL
 from contactcp.models.system import ContactDynamics, MultibodySystem
 from contactcp.problems import LCP
 from contactcp.result import Status

@@ -70,6 +70,7 @@ class BuffoMNCP:
     b_N: np.ndarray
     b_T: np.ndarray
     x_unit: np.ndarray | None = None   #: SI value of one unit of each variable (None: the LCP, in SI)
+    check_law: str = "cone"
 
     def physical(self, x: np.ndarray) -> np.ndarray:
         """The problem's variables in SI units."""

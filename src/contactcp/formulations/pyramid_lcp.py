@@ -37,6 +37,12 @@ class PyramidLCP:
     lcp: LCP
     T: np.ndarray
     kinds: list[tuple[int, str, int]]
+    check_law: str = "pyramid"
+
+    @property
+    def problem(self) -> LCP:
+        """The problem to solve (the formulation protocol of :mod:`contactcp.formulations.laws`)."""
+        return self.lcp
 
     def forces(self, z: np.ndarray) -> np.ndarray:
         return self.T @ z

@@ -25,7 +25,7 @@ from contactcp.models.system import ContactDynamics
 
 __all__ = ["ContactOutcome", "classify", "check_dynamic"]
 
-MODE_TOL = 1e-7
+from contactcp.settings import MODE_TOL  # noqa: E402  (re-exported)
 
 
 @dataclass

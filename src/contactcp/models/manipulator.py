@@ -33,24 +33,11 @@ import numpy as np
 import pinocchio as pin
 
 from contactcp._validate import matrix, real_array, vector
-from contactcp.errors import ContactCPError, InvalidProblemError
+from contactcp.errors import InverseKinematicsError, InvalidProblemError
 
 __all__ = ["Manipulator", "InverseKinematicsError"]
 
 _RIGID_TOL = 1e-9
-
-
-class InverseKinematicsError(ContactCPError):
-    """Position inverse kinematics did not reach the target within ``tol``.
-
-    ``q`` is the best configuration found and ``residual`` its distance to the
-    target (for an unreachable target: the closest the point got).
-    """
-
-    def __init__(self, message: str, q: np.ndarray, residual: float):
-        self.q = q
-        self.residual = residual
-        super().__init__(message)
 
 
 # --------------------------------------------------------------------------- input checks

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from contactcp.settings import DEFAULT_TOL
 from contactcp.errors import InvalidProblemError
 from contactcp._validate import number, vector
 from contactcp.models.bodies import RigidBody
@@ -173,7 +174,7 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     return Grasp(system, p, float(mu), state, qs, pts, bases, arms)
 
 
-def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = 1e-9, **options: Any):
+def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = DEFAULT_TOL, **options: Any):
     """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``).
 
     ``None`` (the default) solves the Coulomb cone by the default chain of

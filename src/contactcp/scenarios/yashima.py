@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from contactcp.errors import InvalidProblemError
+from contactcp.settings import DEFAULT_TOL
 from contactcp._validate import number
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
@@ -205,7 +206,7 @@ def _paper_names(out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | None = None, tol: float = 1e-9,
+def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | None = None, tol: float = DEFAULT_TOL,
                 mode_tol: float | None = None, model: Any = None) -> dict[str, np.ndarray]:
     """The verdict, modes and object acceleration at each ``(tau1[k], tau2[k])`` (one batch;
     :func:`contactcp.analysis.modemap.effort_states`).  ``model`` overrides :func:`hand_model`."""
@@ -217,7 +218,7 @@ def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | Non
     return _paper_names(out)
 
 
-def hand_map(mu: float, tau1: Any, tau2: Any, *, params: HandParameters | None = None, tol: float = 1e-9,
+def hand_map(mu: float, tau1: Any, tau2: Any, *, params: HandParameters | None = None, tol: float = DEFAULT_TOL,
              workers: int | None = None, executor: Any = None, chunk_size: int | None = None, progress: bool = True):
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
     :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`)."""

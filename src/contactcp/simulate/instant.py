@@ -16,32 +16,34 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.solvers.registry import DEFAULT_TOL, solve
+from contactcp import settings
+from contactcp.settings import DEFAULT_TOL
+from contactcp.solvers.registry import solve
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.formulations.buffo_mncp import buffo_mncp
-from contactcp.formulations.dynamic_cone import cone_forces, cone_problem
-from contactcp.formulations.pyramid_lcp import pyramid_lcp
+from contactcp.formulations.laws import formulate, friction_laws
 from contactcp.formulations.theorem2 import theorem2
 from contactcp.interpret.dynamic import ContactOutcome, check_dynamic, classify
 from contactcp.models.system import ContactDynamics, MultibodySystem
 from contactcp.problems import FrictionContactProblem
-from contactcp.result import Result, Status
+from contactcp.result import Result
+from contactcp.simulate.result import PipelineResult
 
 __all__ = ["DynamicResult", "solve_dynamic", "solve_cone", "CHECK_TOL", "FRICTION_LAWS"]
 
 #: tolerance of the independent check of the original contact conditions
-CHECK_TOL = 1e-7
+CHECK_TOL = settings.CHECK_TOL
 
-#: friction laws / formulations accepted by :func:`solve_dynamic`
-FRICTION_LAWS = ("pyramid", "cone", "mncp")
+#: friction laws / formulations accepted by :func:`solve_dynamic` (:mod:`contactcp.formulations.laws`)
+FRICTION_LAWS = friction_laws()
 
 
-@dataclass
-class DynamicResult:
-    """The certified complementarity result plus the mechanics.
+@dataclass(repr=False)
+class DynamicResult(PipelineResult):
+    """The certified complementarity result plus the mechanics of one contact state.
 
-    ``status`` is the solver's (certified) status, downgraded to ``INACCURATE``
-    when the independent check of the original conditions exceeds ``check_tol``.
+    ``status`` follows :class:`~contactcp.simulate.result.PipelineResult`'s rule: the solver's
+    certified status, downgraded to ``INACCURATE`` when the independent check of the original
+    conditions (``max_violation``) exceeds ``check_tol``.
     """
 
     dynamics: ContactDynamics
@@ -51,13 +53,11 @@ class DynamicResult:
     accelerations: np.ndarray | None = None
     max_violation: float = float("nan")
     theorem2: dict[str, Any] = field(default_factory=dict)
-    status: Status = Status.NUMERICAL_FAILURE
     check_tol: float = CHECK_TOL
     formulation: Any = None
 
-    @property
-    def success(self) -> bool:
-        return self.status is Status.SOLVED
+    def _checks_pass(self) -> bool:
+        return bool(self.max_violation <= self.check_tol)
 
     @property
     def c(self) -> np.ndarray | None:
@@ -67,23 +67,29 @@ class DynamicResult:
     def a(self) -> np.ndarray | None:
         return None if not self.contacts else np.concatenate([o.a for o in self.contacts])
 
-    def to_dict(self) -> dict[str, Any]:
-        r = self.result
-        return {
-            "status": self.status.name, "success": self.success,
-            "residual": None if r.residual is None else float(r.residual.value),
-            "max_violation": float(self.max_violation), "method": r.method, "friction": self.friction,
-            "iterations": r.iterations, "time": r.time, "message": r.message,
-            "theorem2": self.theorem2,
-            "contacts": [o.to_dict() for o in self.contacts],
-        }
+    def _facts(self) -> dict[str, Any]:
+        return {"friction": self.friction, "contacts": len(self.dynamics.names), "residual": self.residual,
+                "check": float(self.max_violation)}
+
+    def _details(self) -> list[str]:
+        lines = [f"  Theorem 2 (full column rank, A~ positive definite): {self.theorem2.get('holds')}"]
+        if self.contacts and not self.success:
+            lines.append("  no certified solution: the values below are the solver's last iterate")
+        for o in self.contacts:
+            lines.append(f"  {o.name:6s} c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
+                         f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+        return lines
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"max_violation": float(self.max_violation), "friction": self.friction, "theorem2": self.theorem2,
+                "contacts": [o.to_dict() for o in self.contacts]}
 
 
-def solve_cone(problem: FrictionContactProblem, method: str | None = None, tol: float = 1e-9,
+def solve_cone(problem: FrictionContactProblem, method: str | None = None, tol: float = DEFAULT_TOL,
                **options: Any) -> Result:
     """Solve a Coulomb-cone problem: :func:`contactcp.solve` (``method=None`` runs the default
-    chain: semismooth Newton, then NSGS when Newton ends without a certified answer, returning the
-    better of the two)."""
+    chain: semismooth Newton, the proximal-point method, then NSGS while the answers are
+    inconclusive)."""
     return solve(problem, method, tol=tol, **options)
 
 
@@ -92,16 +98,17 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
                   **options: Any) -> DynamicResult:
     """Contact forces, relative accelerations and modes of a contact state.
 
-    ``friction="pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp`
-    (default: the LCP chain of :func:`contactcp.solve`, Lemke first; ``"interior-point"``,
-    ``"bpp"`` also apply); ``friction="cone"`` the Coulomb-cone problem (default: ``"newton"``,
-    then ``"nsgs"`` if Newton does not reach ``tol``); ``friction="mncp"`` the same
-    Coulomb law written as Buffo & Maciel's mixed NCP (eqs. (29)–(36), or the LCP
-    (45) when every contact slides; default method ``"merit"``), kept in
-    ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`)
-    so that ``formulation.unpack(result.x)`` gives ``s`` and ``lambda`` (the mixed NCP is
-    stated in dimensionless units: a start ``x0`` for ``"merit"`` is divided by
-    ``formulation.x_unit``; see :mod:`contactcp.formulations.buffo_mncp`).
+    ``friction`` names a registered friction law (:func:`contactcp.formulations.laws.friction_laws`):
+    ``"pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp` (default: the LCP
+    chain of :func:`contactcp.solve`, Lemke first; ``"interior-point"``, ``"bpp"`` also apply);
+    ``"cone"`` the Coulomb-cone problem (default: Newton, then the proximal-point method and NSGS
+    while inconclusive); ``"mncp"`` the same Coulomb law written as Buffo & Maciel's mixed NCP
+    (eqs. (29)–(36), or the LCP (45) when every contact slides; default method ``"merit"``), kept in
+    ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`) so that
+    ``formulation.unpack(result.x)`` gives ``s`` and ``lambda`` (the mixed NCP is stated in
+    dimensionless units: a start ``x0`` for ``"merit"`` is divided by ``formulation.x_unit``; see
+    :mod:`contactcp.formulations.buffo_mncp`).  The answer's forces are checked against the
+    original conditions by :func:`contactcp.interpret.dynamic.check_dynamic`.
     """
     if not isinstance(system, (MultibodySystem, ContactDynamics)):
         raise InvalidProblemError("system", f"must be a MultibodySystem or ContactDynamics, "
@@ -109,32 +116,14 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     if isinstance(check_tol, bool) or not isinstance(check_tol, (int, float)) or not check_tol > 0:
         raise InvalidOptionError("check_tol", f"must be a positive number, got {check_tol!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
-    if friction not in FRICTION_LAWS:
-        raise InvalidOptionError("friction", f"must be one of {', '.join(map(repr, FRICTION_LAWS))}, "
-                                             f"got {friction!r}")
-    thm = theorem2(cd)
-    form = None
-    if friction == "pyramid":
-        form = pyramid_lcp(cd)
-        res = solve(form.lcp, method, tol=tol, **options)
-        to_c = form.forces
-    elif friction == "mncp":
-        form = buffo_mncp(cd)
-        res = solve(form.problem, method, tol=tol, **options)
-        to_c = form.forces
-    else:
-        prob = cone_problem(cd)
-        res = solve_cone(prob, method, tol, **options)
-        to_c = lambda r: cone_forces(cd, r)  # noqa: E731
-    out = DynamicResult(cd, friction, res, theorem2=thm, status=res.status, check_tol=check_tol,
-                        formulation=form)
+    form = formulate(cd, friction)
+    res = solve(form.problem, method, tol=tol, **options)
+    out = DynamicResult(cd, friction, res, theorem2=theorem2(cd), check_tol=check_tol, formulation=form)
     if res.x is None:
         return out
-    c = to_c(res.x)
-    viol, a, Vdot = check_dynamic(cd, c, "pyramid" if friction == "pyramid" else "cone")
+    c = form.forces(res.x)
+    viol, a, Vdot = check_dynamic(cd, c, form.check_law)
     out.contacts = classify(cd, c, a)
     out.accelerations = Vdot
     out.max_violation = viol
-    if res.status is Status.SOLVED and not viol <= check_tol:
-        out.status = Status.INACCURATE
     return out

@@ -12,26 +12,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from contactcp.solvers.registry import DEFAULT_TOL, solve
+from contactcp import settings
+from contactcp.settings import DEFAULT_TOL
+from contactcp.solvers.registry import solve
 from contactcp.formulations.quasistatic_ucp import QuasistaticUCP, quasistatic_ucp
 from contactcp.interpret.quasistatic import QuasistaticSolution, interpret_quasistatic
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
-from contactcp.result import Result, Status
+from contactcp.result import Result
+from contactcp.simulate.result import PipelineResult
 
 __all__ = ["QuasistaticResult", "solve_quasistatic"]
 
 #: relative tolerance of the independent check of conditions (2)-(10)
-CHECK_TOL = 1e-8
+CHECK_TOL = settings.QUASISTATIC_CHECK_TOL
 
 
-@dataclass
-class QuasistaticResult:
+@dataclass(repr=False)
+class QuasistaticResult(PipelineResult):
     """The UCP result plus the mechanics of every motion found.
 
-    ``status`` is the UCP result's status, downgraded to ``INACCURATE`` if any
-    motion fails the independent check of (2)-(10) by more than ``check_tol``.
-    ``solutions`` has one motion for bilinear/exact and one per contact-mode
-    vector for ``enumerate``.
+    ``status`` follows :class:`~contactcp.simulate.result.PipelineResult`'s rule: the UCP result's
+    status, downgraded to ``INACCURATE`` if any motion fails the independent check of (2)-(10) by
+    more than ``check_tol``.  ``solutions`` has one motion for bilinear/exact and one per
+    contact-mode vector for ``enumerate``.
     """
 
     problem: PlanarQuasistaticProblem
@@ -40,20 +43,8 @@ class QuasistaticResult:
     solutions: list[QuasistaticSolution] = field(default_factory=list)
     check_tol: float = CHECK_TOL
 
-    @property
-    def status(self) -> Status:
-        st = self.result.status
-        if st is Status.SOLVED and any(not s.ok(self.check_tol) for s in self.solutions):
-            return Status.INACCURATE
-        return st
-
-    @property
-    def success(self) -> bool:
-        return self.status is Status.SOLVED
-
-    @property
-    def method(self) -> str:
-        return self.result.method
+    def _checks_pass(self) -> bool:
+        return all(s.ok(self.check_tol) for s in self.solutions)
 
     def stats(self) -> dict[str, Any]:
         """The method statistics the paper reports (pairs, LPs, best x.y) where they apply."""
@@ -64,20 +55,20 @@ class QuasistaticResult:
             out["best_xy"] = None
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def _facts(self) -> dict[str, Any]:
+        return {"contacts": self.problem.n_c, "motions": len(self.solutions), "residual": self.residual}
+
+    def _extra_dict(self) -> dict[str, Any]:
         r = self.result
-        out = {"status": self.status.name, "success": self.success, "method": self.method,
-               "message": r.message, "residual": None if r.residual is None else float(r.residual.value),
-               "solutions": [s.to_dict() for s in self.solutions], **self.stats(),
-               "rank_P": self.ucp.rank_P, "rank_notes": list(self.ucp.rank_notes), "Z": self.ucp.z_method,
-               "time": r.time}
+        out = {"solutions": [s.to_dict() for s in self.solutions], **self.stats(),
+               "rank_P": self.ucp.rank_P, "rank_notes": list(self.ucp.rank_notes), "Z": self.ucp.z_method}
         if r.certificate is not None:
             out["certificate"] = {"kind": r.certificate.kind, "verified": r.certificate.verified,
                                   "description": r.certificate.description}
         return out
 
-    def summary(self) -> str:
-        lines = [f"{self.problem!r}", f"method {self.method}: {self.status.name} — {self.result.message}"]
+    def _details(self) -> list[str]:
+        lines = [f"  {self.problem!r}"]
         st = self.stats()
         if st:
             lines.append("  " + ", ".join(f"{k}={v}" for k, v in st.items()))
@@ -90,7 +81,7 @@ class QuasistaticResult:
                          f"{s.max_violation:.1e}  qdot {s.qdot.round(6).tolist()}")
             lines.append(f"      c_n {s.c_n.round(6).tolist()}  c_t {s.c_t.round(6).tolist()}")
             lines.append(f"      v_n {s.v_n.round(6).tolist()}  v_t {s.v_t.round(6).tolist()}")
-        return "\n".join(lines)
+        return lines
 
 
 def solve_quasistatic(problem: PlanarQuasistaticProblem, method: str | None = None, tol: float = DEFAULT_TOL,

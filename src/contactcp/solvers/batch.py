@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.solvers.registry import DEFAULT_TOL, solve
+from contactcp.settings import DEFAULT_TOL
+from contactcp.solvers.registry import solve
 from contactcp._validate import _all_finite, real_array
 from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from contactcp.problems import LCP

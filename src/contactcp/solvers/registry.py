@@ -22,10 +22,10 @@ from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemE
 from contactcp.problems import Problem
 from contactcp.result import Certificate, Result, Status
 
-__all__ = ["Raw", "register", "solve", "methods", "method_info", "default_chain", "set_default_chain", "DEFAULT_TOL", "integer", "real", "boolean",
+__all__ = ["Raw", "register", "solve", "methods", "method_info", "methods_for", "default_chain", "set_default_chain", "DEFAULT_TOL", "integer", "real", "boolean",
            "choice", "vector"]
 
-DEFAULT_TOL = 1e-9
+from contactcp.settings import DEFAULT_TOL  # noqa: E402  (re-exported)
 
 
 @dataclass(slots=True)
@@ -235,6 +235,12 @@ def methods(problem: Problem | None = None) -> list[str]:
     if problem is None:
         return sorted(_REGISTRY)
     return sorted(n for n, specs in _REGISTRY.items() if any(s.applies(problem) for s in specs))
+
+
+def methods_for(problem_type: type) -> list[str]:
+    """Names of the methods registered for a problem type (whatever the instance)."""
+    _ensure_loaded()
+    return sorted(n for n, specs in _REGISTRY.items() if any(issubclass(problem_type, s.problem_types) for s in specs))
 
 
 def method_info(name: str) -> list[MethodSpec]:

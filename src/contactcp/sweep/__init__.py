@@ -62,7 +62,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError
+from contactcp.errors import InvalidOptionError, InvalidProblemError, SweepError
 
 __all__ = ["Points", "Table", "SweepError", "grid", "points", "sweep"]
 
@@ -70,32 +70,6 @@ _MAX_CHUNK = 4096
 _CHUNKS_PER_WORKER = 8
 _HEADER_KEY = "__contactcp_table__"
 _CSV_MARK = "# contactcp-table "
-
-
-class SweepError(ContactCPError, RuntimeError):
-    """The swept function failed (raised, or returned something unusable).
-
-    Attributes
-    ----------
-    index : int or None
-        Position of the failing point in the sweep, or ``None`` when a whole
-        batched chunk failed.
-    point : dict or None
-        Coordinates of the failing point (of the chunk's first point when
-        ``index`` is ``None``).
-    chunk : tuple of int or None
-        ``(start, stop)`` point range of the chunk that failed.
-
-    The original exception, when there is one, is chained as ``__cause__``;
-    when it was raised in another process, its traceback text hangs below it.
-    """
-
-    def __init__(self, message: str, *, index: int | None = None, point: dict | None = None,
-                 chunk: tuple[int, int] | None = None):
-        self.index = index
-        self.point = point
-        self.chunk = chunk
-        super().__init__(message)
 
 
 # --------------------------------------------------------------------------- points
