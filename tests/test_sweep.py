@@ -1,7 +1,7 @@
 """contactcp.sweep: grids, chunked parallel sweeps, tables.
 
 Functions that cross into worker processes are the module's own test helpers
-(``_demo_point``/``_demo_batch``), which every worker can import whatever
+(``demo_point``/``demo_batch``), which every worker can import whatever
 pytest's import mode; functions defined here are only run in-process.
 """
 
@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError
-from contactcp.sweep import Points, SweepError, Table, _demo_batch, _demo_point, grid, points, sweep
+from contactcp.sweep import Points, SweepError, Table, grid, points, sweep
+from contactcp.sweep.demo import demo_batch
+from contactcp.sweep.demo import demo_point
 
 
 def assert_tables_equal(t1, t2):
@@ -86,21 +88,21 @@ def test_invalid_points(make):
 def test_invalid_options(pts):
     for bad in (0, -3, 1.5, True):
         with pytest.raises(InvalidOptionError, match="chunk_size"):
-            sweep(_demo_point, pts, workers=1, chunk_size=bad)
+            sweep(demo_point, pts, workers=1, chunk_size=bad)
     with pytest.raises(InvalidOptionError, match="workers"):
-        sweep(_demo_point, pts, workers=0)
+        sweep(demo_point, pts, workers=0)
     with pytest.raises(InvalidOptionError, match="fn"):
         sweep(lambda **kw: {}, pts, workers=2, progress=False)  # a lambda cannot reach worker processes
     with pytest.raises(InvalidProblemError, match="pts"):
-        sweep(_demo_point, {"tau1": [1.0]}, workers=1)
+        sweep(demo_point, {"tau1": [1.0]}, workers=1)
 
 
 # --------------------------------------------------------------------------- sweep
 
 
 def test_serial_and_pool_agree(pts):
-    serial = sweep(_demo_point, pts, workers=1, progress=False)
-    pooled = sweep(_demo_point, pts, workers=2, chunk_size=50, progress=False)
+    serial = sweep(demo_point, pts, workers=1, progress=False)
+    pooled = sweep(demo_point, pts, workers=2, chunk_size=50, progress=False)
     assert_tables_equal(serial, pooled)
     assert serial.columns == ("tau1", "tau2", "s", "p", "v", "big")
     np.testing.assert_array_equal(serial["s"], [x + y for x, y in zip(pts["tau1"], pts["tau2"])])
@@ -108,34 +110,34 @@ def test_serial_and_pool_agree(pts):
     assert pooled.meta["workers"] == 2 and pooled.meta["chunk_size"] == 50
     assert pooled.meta["n_chunks"] == 8 and pooled.meta["n_points"] == len(pts)
     assert pooled.meta["start_method"] in ("forkserver", "spawn") and pooled.meta["elapsed"] > 0
-    pooled_b = sweep(_demo_batch, pts, batched=True, workers=2, progress=False)
+    pooled_b = sweep(demo_batch, pts, batched=True, workers=2, progress=False)
     assert_tables_equal(serial, pooled_b)
 
 
 def test_batched_and_per_point_agree(pts):
-    per_point = sweep(_demo_point, pts, workers=1, chunk_size=37, progress=False)
-    batched = sweep(_demo_batch, pts, batched=True, workers=1, chunk_size=37, progress=False)
+    per_point = sweep(demo_point, pts, workers=1, chunk_size=37, progress=False)
+    batched = sweep(demo_batch, pts, batched=True, workers=1, chunk_size=37, progress=False)
     assert_tables_equal(per_point, batched)
 
 
 def test_order_kept_when_chunks_finish_in_reverse(pts):
     ex = ReverseExecutor(n=-(-len(pts) // 10))
-    table = sweep(_demo_point, pts, executor=ex, chunk_size=10, progress=False)
+    table = sweep(demo_point, pts, executor=ex, chunk_size=10, progress=False)
     assert ex.order[:3] == [len(ex.jobs) - 1, len(ex.jobs) - 2, len(ex.jobs) - 3]
-    assert_tables_equal(table, sweep(_demo_point, pts, workers=1, progress=False))
+    assert_tables_equal(table, sweep(demo_point, pts, workers=1, progress=False))
     assert table.meta["executor"] == "ReverseExecutor"
 
 
 def test_default_chunk_size():
     big = grid(a=np.arange(300.0), b=np.arange(200.0))
-    t = sweep(_demo_batch, big, batched=True, workers=1, progress=False)
+    t = sweep(demo_batch, big, batched=True, workers=1, progress=False)
     assert t.meta["chunk_size"] == 4096  # ceil(60000 / 8) bounded to 4096
-    t = sweep(_demo_batch, grid(a=np.arange(5.0)), batched=True, workers=1, progress=False)
+    t = sweep(demo_batch, grid(a=np.arange(5.0)), batched=True, workers=1, progress=False)
     assert t.meta["chunk_size"] == 1 and t.meta["n_chunks"] == 5
 
 
 def test_grid_reshape_round_trip(pts):
-    t = sweep(_demo_batch, pts, batched=True, workers=1, progress=False)
+    t = sweep(demo_batch, pts, batched=True, workers=1, progress=False)
     assert t.shape == (23, 17)
     np.testing.assert_array_equal(t.grid("tau1")[:, 0], np.linspace(-1, 1, 23))
     np.testing.assert_array_equal(t.grid("tau2")[0], np.linspace(-2, 0.5, 17))
@@ -156,20 +158,20 @@ def test_save_load_round_trip(tmp_path, suffix):
     assert_tables_equal(t, back)
     assert back.meta["n_points"] == 4 and back.meta["workers"] == 1
 
-    g = sweep(_demo_batch, grid(a=[1.0, 2.0, 3.0], b=[0.25, 0.5]), batched=True, workers=1, progress=False)
+    g = sweep(demo_batch, grid(a=[1.0, 2.0, 3.0], b=[0.25, 0.5]), batched=True, workers=1, progress=False)
     back = Table.load(g.save(tmp_path / f"grid{suffix}"))
     assert back.shape == (3, 2)
     np.testing.assert_array_equal(back.grid("v"), g.grid("v"))
 
 
 def test_save_rejects_unknown_suffix(tmp_path, pts):
-    t = sweep(_demo_batch, pts, batched=True, workers=1, progress=False)
+    t = sweep(demo_batch, pts, batched=True, workers=1, progress=False)
     with pytest.raises(InvalidOptionError):
         t.save(tmp_path / "table.json")
 
 
 def test_records_and_pandas(pts):
-    t = sweep(_demo_point, pts[:5], workers=1, progress=False)
+    t = sweep(demo_point, pts[:5], workers=1, progress=False)
     rec = t.to_records()
     assert rec.dtype.names == t.columns and rec["v"].shape == (5, 2)
     np.testing.assert_array_equal(rec["s"], t["s"])
@@ -201,11 +203,11 @@ def test_exception_names_the_point():
 def test_exception_in_worker_names_the_point():
     p = points(a=[1.0, 2.0, np.nan, 4.0], b=[0.0, 0.0, 1.0, 0.0])
     with pytest.raises(SweepError, match=r"point 2 \(a=nan, b=1\.0\).*NaN coordinate") as info:
-        sweep(_demo_point, p, workers=2, chunk_size=1, progress=False)
+        sweep(demo_point, p, workers=2, chunk_size=1, progress=False)
     assert isinstance(info.value.__cause__, ValueError)
-    assert "_demo_point" in str(info.value.__cause__.__cause__)  # the worker's traceback
+    assert "demo_point" in str(info.value.__cause__.__cause__)  # the worker's traceback
     with pytest.raises(SweepError, match=r"chunk 1 \(points 2\.\.3, first a=nan, b=1\.0\)"):
-        sweep(_demo_batch, p, batched=True, executor=ReverseExecutor(2), chunk_size=2, progress=False)
+        sweep(demo_batch, p, batched=True, executor=ReverseExecutor(2), chunk_size=2, progress=False)
 
 
 def _bad_length(x):
@@ -231,14 +233,14 @@ def test_bad_return_values():
 
 
 def test_progress_false_is_silent(capsys, pts):
-    sweep(_demo_point, pts, workers=1, progress=False)
-    sweep(_demo_point, pts, workers=2, progress=False)
+    sweep(demo_point, pts, workers=1, progress=False)
+    sweep(demo_point, pts, workers=2, progress=False)
     out, err = capsys.readouterr()
     assert out == "" and err == ""
 
 
 def test_progress_off_a_terminal_prints_one_line(capsys, pts):
-    sweep(_demo_point, pts, workers=1, desc="map")
+    sweep(demo_point, pts, workers=1, desc="map")
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and err.startswith("map: 391 points in ")
 
@@ -249,8 +251,9 @@ def test_script_read_from_stdin_runs_in_process():
     import sys
 
     script = ("import numpy as np\n"
-              "from contactcp.sweep import grid, sweep, _demo_batch\n"
-              "t = sweep(_demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
+              "from contactcp.sweep import grid, sweep\n"
+              "from contactcp.sweep.demo import demo_batch\n"
+              "t = sweep(demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
               "print(len(t), t.meta['start_method'])\n")
     out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
