@@ -359,7 +359,7 @@ def test_write_validation_and_atomicity(tmp_path, monkeypatch):
     assert path.read_bytes() == before
 
     # a failure in the middle of writing leaves the old file and no temporary file
-    import contactcp.io.fclib as mod
+    import contactcp.io.fclib.write as mod
 
     real = mod._write_doubles
 
