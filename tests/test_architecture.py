@@ -32,7 +32,7 @@ LAYERS = [
     {"scenarios"},
     {"plotting"},
     {"experiments"},
-    {"cli", "_jit", "__init__"},
+    {"cli", "_jit", "__init__", "__main__"},
 ]
 LEVEL = {unit: k for k, units in enumerate(LAYERS) for unit in units}
 

@@ -1,0 +1,202 @@
+"""The ``contactcp`` command line.
+
+Exit codes: 0 when the problem was solved (or the command succeeded), 1 when a
+solve ended without a certified solution (no solution, limit, failure) or an
+unexpected internal error occurred, 2 for bad input (a missing or unreadable
+file, bad data, a size that cannot fit in memory, bad options), 130 when
+interrupted.  Every error is one line on stderr, never a traceback (set
+``CONTACTCP_DEBUG=1`` to see the traceback of an unexpected error).  Output
+files (``--out``, ``--picture``, ``reproduce --out``) appear only complete: a
+failed or interrupted run leaves existing files as they were and no partial
+file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import traceback
+import warnings
+from typing import Sequence
+
+from contactcp._version import __version__
+from contactcp.settings import DEFAULT_TOL
+from contactcp.errors import ContactCPError
+
+from contactcp.cli.output import finite_float, one_line, Parser, UsageError  # noqa: F401
+
+__all__ = ["main", "build_parser"]
+
+
+
+from contactcp.cli.commands import (_cmd_dynamic, _cmd_fclib, _cmd_grasp, _cmd_hand2d, _cmd_lcp, _cmd_methods,
+                                    _cmd_quasistatic, _cmd_reproduce, _cmd_warmup)
+
+def build_parser() -> argparse.ArgumentParser:
+    from contactcp.formulations.laws import friction_laws
+    from contactcp.problems import UCP
+    from contactcp.solvers.registry import methods_for
+
+    p = Parser(prog="contactcp", description="Rigid-body contact as certified complementarity problems.")
+    p.add_argument("--version", action="version", version=f"contactcp {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
+
+    q = sub.add_parser("lcp", help="solve an LCP from a .npz (arrays M, q) or .json file")
+    q.add_argument("file")
+    q.add_argument("--method", default=None, help="default: the LCP chain (lemke, then interior-point, merit, "
+                                                  "enumerate while inconclusive), as contactcp.solve")
+    q.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.set_defaults(func=_cmd_lcp)
+
+    qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
+    qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
+    qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
+    qs.add_argument("--method", default=None, choices=methods_for(UCP),
+                    help="default: bilinear, then exact if it is inconclusive (as contactcp.solve)")
+    qs.add_argument("--variant", default="original", choices=["original", "modified"],
+                    help="bilinear Step 3 variant")
+    qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
+    qs.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    qs.add_argument("--json", action="store_true", help="print one JSON object")
+    qs.set_defaults(func=_cmd_quasistatic)
+
+    dy = sub.add_parser("dynamic", help="spatial dynamic contact: forces, accelerations and contact modes")
+    dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.io.scene)")
+    dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
+    dy.add_argument("--seed", type=int, default=0)
+    dy.add_argument("--friction", default="pyramid", choices=friction_laws(),
+                    help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
+    dy.add_argument("--method", default=None,
+                    help="pyramid: lemke, interior-point, bpp, merit; cone: newton, nsgs; mncp: merit")
+    dy.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    dy.add_argument("--json", action="store_true", help="print one JSON object")
+    dy.set_defaults(func=_cmd_dynamic)
+
+    gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
+    gr.add_argument("scene", choices=["puma3"])
+    gr.add_argument("--mu", type=finite_float, default=0.4)
+    gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
+    gr.add_argument("--method", default=None,
+                    help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
+                         "(friction cone), lemke or interior-point (friction pyramid); default: "
+                         "the friction cone by Newton, then NSGS if Newton gives no certified answer")
+    gr.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
+    gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
+    gr.set_defaults(func=_cmd_grasp)
+
+    hd = sub.add_parser("hand2d", help="the two-finger hand of Yashima & Yamaguchi: determinacy and mode maps")
+    hd.add_argument("--mu", type=finite_float, default=0.4)
+    hd.add_argument("--tau1", type=finite_float, help="second-joint torque of finger 1 (N m)")
+    hd.add_argument("--tau2", type=finite_float, help="second-joint torque of finger 2 (N m)")
+    hd.add_argument("--map", action="store_true", help="the contact-mode map over (tau1, tau2)")
+    hd.add_argument("--resolution", type=int, default=200, help="map: points per axis (default 200)")
+    hd.add_argument("--tau-min", type=finite_float, default=0.0, help="map: lowest torque (default 0)")
+    hd.add_argument("--tau-max", type=finite_float, default=10.0, help="map: highest torque (default 10)")
+    hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
+    hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
+    hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
+    hd.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    hd.add_argument("--json", action="store_true", help="print one JSON object")
+    hd.set_defaults(func=_cmd_hand2d)
+
+    fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
+    fc.add_argument("file")
+    fc.add_argument("--method", default=None,
+                    help="newton or nsgs; default: newton, then nsgs if newton gives no certified answer")
+    fc.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    fc.add_argument("--json", action="store_true", help="print one JSON object")
+    fc.set_defaults(func=_cmd_fclib)
+
+    m = sub.add_parser("methods", help="list the registered methods")
+    m.set_defaults(func=_cmd_methods)
+
+    r = sub.add_parser("reproduce", help="reproduce the papers' experiments into results/")
+    r.add_argument("names", nargs="*", default=["all"], help="experiments (default: all)")
+    r.add_argument("--out", default="results", help="output folder (default: results)")
+    r.add_argument("--quick", action="store_true", help="small grids, for smoke tests")
+    r.add_argument("--resolution", type=int, default=None,
+                   help="points per axis of the yashima mode maps (default 201; 41 with --quick)")
+    r.set_defaults(func=_cmd_reproduce)
+
+    w = sub.add_parser("warmup", help="compile every numerical kernel now (the first run otherwise compiles "
+                                      "them, about a minute); later runs load them from the cache")
+    w.set_defaults(func=_cmd_warmup)
+    return p
+
+
+class _StderrLine(logging.Handler):
+    """Log records of the ``contactcp`` logger as one ``contactcp: ...`` line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(f"contactcp: {one_line(record.getMessage())}", file=sys.stderr, flush=True)
+        except Exception:  # noqa: BLE001 - logging must never break the command
+            pass
+
+
+def _debug() -> bool:
+    return os.environ.get("CONTACTCP_DEBUG", "").strip() not in ("", "0")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code (see the module docstring)."""
+    logger = logging.getLogger("contactcp")
+    handler = _StderrLine(logging.WARNING)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            code = _run(argv)
+            if code in (0, 1):         # a finished command: its warnings, one line each
+                for w in caught:
+                    print(f"contactcp: warning: {one_line(w.message)}", file=sys.stderr)
+            return code
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return args.func(args)
+    except UsageError as exc:
+        return _fail(str(exc), 2)
+    except ContactCPError as exc:
+        return _fail(f"contactcp: error: {exc}", 2)
+    except BrokenPipeError:  # output piped into head & co. (before OSError, of which it is a kind)
+        sys.stdout = open(os.devnull, "w")
+        return 0
+    except OSError as exc:       # an input or output file that cannot be read or written
+        return _fail(f"contactcp: error: {exc}", 2)
+    except MemoryError:
+        return _fail("contactcp: error: out of memory: the problem is too large for this machine", 2)
+    except RecursionError:
+        return _fail("contactcp: error: the input is nested too deeply", 2)
+    except KeyboardInterrupt:
+        return _fail("contactcp: interrupted", 130)
+    except SystemExit:           # --help, --version
+        raise
+    except Exception as exc:     # noqa: BLE001 - a bug: one line, exit 1, the traceback on request
+        if _debug():
+            traceback.print_exc()
+        return _fail(f"contactcp: internal error: {type(exc).__name__}: {exc} "
+                     "(set CONTACTCP_DEBUG=1 for the traceback)", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    print(one_line(message), file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,250 @@
+"""The CLI's commands: one function per subcommand, ``args -> exit code``."""
+
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+
+
+from contactcp.cli.output import check_map_size, finite, output_path, PICTURE_SUFFIXES, print_json  # noqa: F401
+
+
+def _cmd_lcp(args: argparse.Namespace) -> int:
+    from contactcp import solve
+    from contactcp.io import load_lcp
+
+    problem = load_lcp(args.file)
+    result = solve(problem, method=args.method, tol=args.tol)
+    if args.json:
+        keys = ("status", "success", "residual", "iterations", "x", "w", "message", "method", "time", "tol",
+                "certificate")
+        d = result.to_dict()
+        print_json({k: d.get(k) for k in keys})
+    else:
+        print(f"LCP of size {problem.n} from {args.file}")
+        print(result.summary())
+    return 0 if result.success else 1
+
+
+def _cmd_quasistatic(args: argparse.Namespace) -> int:
+    from contactcp.errors import InvalidProblemError
+    from contactcp.io import load_arrays
+    from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
+    from contactcp.simulate.quasistatic import solve_quasistatic
+    from contactcp.scenarios.pang1994 import data_set
+
+    if (args.dataset is None) == (args.file is None):
+        raise InvalidProblemError("quasistatic", "give exactly one of --dataset N or FILE.json")
+    if args.dataset is not None:
+        problem = data_set(args.dataset)
+    else:
+        d = load_arrays(args.file, ("P", "J_n", "J_t", "theta_dot", "d", "mu"), ("alpha",))
+        problem = PlanarQuasistaticProblem.from_paper(d["P"], d["J_n"], d["J_t"], d["theta_dot"], d["d"], d["mu"],
+                                                      d.get("alpha"), name=str(args.file))
+    opts = {}
+    if args.method == "bilinear":
+        opts = {"seed": args.seed, "variant": args.variant}
+    out = solve_quasistatic(problem, args.method, tol=args.tol, **opts)
+    if args.json:
+        print_json(out.to_dict())
+    else:
+        print(out.summary())
+    return 0 if out.success else 1
+
+
+def _cmd_dynamic(args: argparse.Namespace) -> int:
+    from contactcp.simulate.instant import solve_dynamic
+    from contactcp.errors import InvalidProblemError
+    from contactcp.io.scene import load_system
+    from contactcp.scenarios.random_dynamic import random_system
+
+    if (args.random is None) == (args.file is None):
+        raise InvalidProblemError("dynamic", "give exactly one of --random N or FILE.json")
+    if args.random is not None:
+        from contactcp.models.system import check_size
+
+        if args.random < 1:
+            raise InvalidProblemError("--random", f"must be at least 1, got {args.random}")
+        check_size(6 + 3 * args.random, args.random, 3, "--random", f"a random state with {args.random} contacts")
+    system = random_system(args.random, seed=args.seed) if args.random is not None else load_system(args.file)
+    out = solve_dynamic(system, friction=args.friction, method=args.method, tol=args.tol)
+    if args.json:
+        print_json(out.to_dict())
+    else:
+        print(out.summary())
+    return 0 if out.success else 1
+
+
+def _cmd_grasp(args: argparse.Namespace) -> int:
+    from contactcp.scenarios.buffo2006 import puma3_grasp, solve_grasp
+
+    output_path(args.picture, "--picture", PICTURE_SUFFIXES)
+    grasp = puma3_grasp(args.mu, args.state)
+    out = solve_grasp(grasp, args.method, tol=args.tol)
+    if args.picture:
+        from contactcp.plotting.grasp import save_grasp
+        save_grasp(grasp, out.contacts, args.picture)
+    if args.json:
+        print_json(out.to_dict())
+    else:
+        print(f"three PUMA-560 fingers holding a sphere: mu = {args.mu:g}, contacts {args.state}")
+        print(out.summary())
+    return 0 if out.success else 1
+
+
+def _cmd_hand2d(args: argparse.Namespace) -> int:
+    from contactcp.errors import InvalidProblemError
+
+    if args.map:
+        if args.tau1 is not None or args.tau2 is not None:
+            raise InvalidProblemError("hand2d", "give either --tau1 T --tau2 T or --map, not both")
+        return _hand2d_map(args)
+    if args.tau1 is None or args.tau2 is None:
+        raise InvalidProblemError("hand2d", "give --tau1 T --tau2 T (one state) or --map")
+    from contactcp.analysis.determinacy import analyse
+    from contactcp.scenarios.yashima import two_finger_hand
+
+    hand = two_finger_hand(args.mu, args.tau1, args.tau2)
+    out = analyse(hand.system, tol=args.tol)
+    acc = None if out.accelerations is None else [float(v) for v in out.accelerations[:3]]
+    if args.json:
+        print_json({"status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
+                          "success": out.determinate, "verdict": out.verdict, "modes": out.modes,
+                          "transitions": out.transitions, "codes": out.codes, "determinate": out.determinate,
+                          "feasible_combinations": out.feasible_combinations,
+                          "distinct_solutions": out.distinct_solutions, "p_matrix": out.p_matrix,
+                          "p_test": out.p_test, "combination": out.combination,
+                          "object_acceleration": acc, "max_violation": out.max_violation,
+                          "c": None if out.c is None else out.c.tolist()})
+    else:
+        print(f"two-finger hand (Yashima-Yamaguchi): mu = {args.mu:g}, tau1 = {args.tau1:g}, tau2 = {args.tau2:g} N m")
+        print(f"verdict: {out.verdict}; {out.feasible_combinations} feasible sign combination(s) of "
+              f"{len(out.combinations)}, {out.distinct_solutions} distinct solution(s); "
+              f"P-matrix: {out.p_matrix} ({out.p_test})")
+        for j, (m, tr, code) in enumerate(zip(out.modes, out.transitions, out.codes)):
+            print(f"  finger {j + 1}: {m:8s} ({code}: {tr})")
+        if acc is not None:
+            print(f"object acceleration (x, z, angular): {acc[0]:.5g}, {acc[1]:.5g}, {acc[2]:.5g}; "
+                  f"check of the original conditions {out.max_violation:.1e}")
+    return 0 if out.determinate else 1
+
+
+def _hand2d_map(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from contactcp.analysis.modemap import MODE_CLASSES
+    from contactcp.scenarios.yashima import hand_map
+    from contactcp.errors import InvalidProblemError
+
+    from contactcp.analysis.determinacy import VERDICTS
+
+    if args.resolution < 2:
+        raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
+    check_map_size(args.resolution, "--resolution")
+    if not args.tau_max > args.tau_min:
+        raise InvalidProblemError("--tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
+    output_path(args.out, "--out", (".npz", ".csv"))
+    output_path(args.picture, "--picture", PICTURE_SUFFIXES)
+    t = np.linspace(args.tau_min, args.tau_max, args.resolution)
+    table = hand_map(args.mu, t, t, tol=args.tol, workers=args.workers, progress=not args.json)
+    cls = table["cls"]
+    counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
+    verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
+    # both outputs or neither: each goes to a temporary file, renamed into place when both are complete
+    with contextlib.ExitStack() as stack:
+        from contactcp._files import atomic_write
+
+        if args.out:
+            table.save(stack.enter_context(atomic_write(args.out)))
+        if args.picture:
+            from contactcp.plotting.modemap import plot_mode_map, save
+            save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
+                 stack.enter_context(atomic_write(args.picture)))
+    # success: every state decided (determinate or proved not to be); undecided states fail the run
+    ok = verdicts["undecided"] == 0
+    if args.json:
+        print_json({"status": "SOLVED" if ok else "INACCURATE", "success": ok, "mu": args.mu,
+                          "resolution": args.resolution, "tau_range": [args.tau_min, args.tau_max],
+                          "classes": counts, "verdicts": verdicts, "time": table.meta.get("elapsed")})
+    else:
+        print(f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
+              f"in {table.meta.get('elapsed', float('nan')):.2f} s")
+        for k, v in counts.items():
+            print(f"  {k:16s} {v}")
+        print("verdicts: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
+    return 0 if ok else 1
+
+
+
+
+
+def _cmd_fclib(args: argparse.Namespace) -> int:
+    from contactcp.simulate.instant import solve_cone
+    from contactcp.io.fclib import read_local
+
+    problem = read_local(args.file).to_problem()
+    result = solve_cone(problem, method=args.method, tol=args.tol)
+    if args.json:
+        d = result.to_dict()
+        print_json({"status": d["status"], "success": d["success"], "residual": d["residual"],
+                          "iterations": d["iterations"], "r": d["x"], "u": d["w"], "method": d["method"],
+                          "message": d["message"], "time": d["time"]})
+    else:
+        print(f"FCLIB local problem from {args.file}: {problem.n_c} contacts, dim {problem.dim}")
+        print(result.summary())
+    return 0 if result.success else 1
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from contactcp.solvers.registry import method_info, methods
+
+    for name in methods():
+        for spec in method_info(name):
+            kinds = ", ".join(t.__name__ for t in spec.problem_types)
+            print(f"{name:12s} [{kinds}] {spec.description}")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from contactcp.errors import InvalidProblemError
+    from contactcp.experiments import EXPERIMENTS, run
+
+    names = list(EXPERIMENTS) if "all" in args.names else args.names
+    for name in names:
+        if name not in EXPERIMENTS:
+            raise InvalidProblemError("reproduce", f"unknown experiment {name!r}; available: all, "
+                                                   + ", ".join(EXPERIMENTS))
+    if args.resolution is not None:
+        if args.resolution < 2:
+            raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
+        check_map_size(args.resolution, "--resolution")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InvalidProblemError("--out", f"{args.out!r} is a file, not a folder")
+    parent = out
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not os.access(parent if str(parent) else ".", os.W_OK | os.X_OK):
+        raise InvalidProblemError("--out", f"folder {str(parent)!r} is not writable")
+    for name in names:
+        run(name, args.out, quick=args.quick, resolution=args.resolution)
+    return 0
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    from contactcp._jit import warmup
+
+    out = warmup()
+    if out["compiled"]:
+        print(f"compiled {out['compiled']} numerical kernels in {out['seconds']:.1f} s ({out['solves']} small "
+              "solves); later runs load them from the cache")
+    else:
+        print(f"every numerical kernel was already compiled and cached ({out['solves']} small solves in "
+              f"{out['seconds']:.1f} s)")
+    return 0
+
+
