@@ -240,10 +240,12 @@ def test_singular_newton_matrix_is_a_numerical_failure():
     p = ccp.LCP([[-1.0]], [2.0])
     r = ccp.solve(p, IP, tol=TOL, z0=[1.0], w0=[1.0], purify=False)
     assert r.status is Status.NUMERICAL_FAILURE and "singular" in r.message
-    # the purification still finds the solution z = 0, w = 2 from that point
+    # the purification still finds a solution from that point (this LCP has two: z = 0, w = 2 and
+    # z = 2, w = 0; at z = 1 the polish's support guess, z > w / s with w = M z + q = 1, s = 2, is {0})
     r = ccp.solve(p, IP, tol=TOL, z0=[1.0], w0=[1.0])
     assert r.success and r.stats["purified"]
-    np.testing.assert_allclose(r.x, [0.0])
+    np.testing.assert_allclose(r.x, [2.0])
+    assert r.residual.value == 0.0
 
 
 def test_scaled_data():

@@ -67,8 +67,8 @@ from contactcp.solvers.registry import Raw, boolean, choice, integer, real, regi
 from contactcp.errors import InvalidOptionError
 from contactcp.problems import LCP
 from contactcp.result import Residual, Status
+from contactcp.solvers.lcp import polish
 from contactcp.solvers.lcp.certificates import lcp_farkas
-from contactcp.linalg.dense import solve_or_lstsq
 
 _GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
 _BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
@@ -151,44 +151,13 @@ def _factor(K: np.ndarray, cholesky: bool) -> Callable[[np.ndarray], np.ndarray]
     return lambda b: sla.lu_solve((lu, piv), b, check_finite=False)
 
 
-def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates",
-            passes: int = 3) -> bool:
-    """Crossover: solve the principal subsystem on the guessed active set ``F = {z_i > w_i}``.
-
-    ``M_FF z_F = -q_F`` is solved as a correction of the iterate's ``z_F``, so
-    that when ``M_FF`` is singular the least-squares answer is the solution
-    nearest the iterate; ``z_i = 0`` off ``F``.  When the basic solution has
-    sign violations (``z_F < 0`` or ``w_i < 0`` off ``F``) the violating indices
-    change sides and the subsystem is solved again (a block principal pivot),
-    at most ``passes`` times.  Every solution, raw and clipped at zero, is
-    offered to ``track``; returns True when one is accepted.
-    """
-    M, q = problem.M, problem.q
-    n = q.shape[0]
-    F = z > w
-    seen: set[bytes] = set()
-    for _ in range(passes):
-        key = F.tobytes()
-        if key in seen:
-            break
-        seen.add(key)
-        idx = np.flatnonzero(F)
-        zp = np.zeros(n)
-        if idx.size:
-            MFF = M[np.ix_(idx, idx)]
-            zF = z[idx]
-            dzF = solve_or_lstsq(MFF, -(MFF @ zF + q[idx]))
-            if dzF is None:
-                return False
-            zp[idx] = zF + dzF
-        for cand in (zp, np.maximum(zp, 0.0)) if np.any(zp < 0) else (zp,):
-            if track.offer(cand, problem.residual(cand), True):
-                return True
-        wp = M @ zp + q
-        flip = np.where(F, zp < 0, wp < 0)
-        if not flip.any():
-            break
-        F = F ^ flip
+def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates", passes: int = 3) -> bool:
+    """Crossover: the active-set polish of :mod:`contactcp.solvers.lcp.polish` from the iterate
+    (support ``{z_i > w_i / s_i}``, least-squares correction when the block is singular, refinement,
+    sign flips); every polished point is offered to ``track``; True when one is accepted."""
+    for cand in polish.candidates(problem, z, None, passes):
+        if track.offer(cand, problem.residual(cand), True):
+            return True
     return False
 
 
