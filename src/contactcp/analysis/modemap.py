@@ -184,9 +184,36 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
     if any(c.shape != cols[0].shape for c in cols):
         raise InvalidProblemError(m.efforts[-1], f"must have the length of {m.efforts[0]} ({cols[0].size})")
     tau = np.column_stack(cols)
-    K, d = tau.shape[0], m.dim
+    d = m.dim
     bt = m.b0[None, :] + tau @ m.B.T                                  # (K, d n_c)
-    cands = []                                                        # (c, y, ok, resid, combo index)
+    cands, incomplete = _candidates(m, bt, tol)
+    feas, Cs, As = _feasible(m, bt, cands)
+    F = np.array(feas)                                                # (n_cand, K)
+    cand_combo = np.array([ci for *_, ci in cands])
+    n_feasible = np.array([F[cand_combo == ci].any(axis=0) for ci in range(len(m.combos))]).sum(axis=0)
+    distinct, rep, same_as = _distinct(bt, F, Cs, As, float(np.abs(m.A).max()))
+    c, a, resid, pflag, has = _representatives(m, cands, F, Cs, As, rep, same_as)
+    Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
+    viol = np.where(has, _check_batch(m, np.nan_to_num(c), Vdot, bt), np.nan)
+    verdict = _verdicts(distinct, incomplete, has, viol, pflag)
+    det = verdict == VERDICTS.index("determinate")
+    modes, cls = _modes(m, bt, c, a, has, det, mode_tol)
+    Vdot[~has] = np.nan
+    out: dict[str, Any] = {"cls": cls, "verdict": verdict, "determinate": det, "n_feasible": n_feasible,
+                           "n_distinct": distinct, "p_matrix": pflag, "residual": resid, "max_violation": viol,
+                           "vdot": Vdot}
+    for j in range(modes.shape[1]):
+        out[f"mode{j + 1}"] = modes[:, j]
+        out[f"c_n{j + 1}"], out[f"c_t{j + 1}"] = c[:, d * j], c[:, d * j + 1]
+        out[f"a_n{j + 1}"], out[f"a_t{j + 1}"] = a[:, d * j], a[:, d * j + 1]
+    return out
+
+
+def _candidates(m: EffortModel, bt: np.ndarray, tol: float):
+    """Every solution of every combination's LCP at every point: ``(Y, ok, resid, combo index)`` rows,
+    and which points had a solution the batch could not find (incomplete)."""
+    K = bt.shape[0]
+    cands = []                                                        # (y, ok, resid, combo index)
     incomplete = np.zeros(K, dtype=bool)
     for ci, (comb, pv) in enumerate(zip(m.combos, m.pv)):
         Q = bt @ comb.P.T
@@ -200,7 +227,11 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
                     incomplete[:] = True
                     continue
                 cands.append((Y, ok, resid, ci))
-    n_c = m.A.shape[0] // d
+    return cands, incomplete
+
+
+def _feasible(m: EffortModel, bt: np.ndarray, cands: list):
+    """Per candidate: which points satisfy the bound (23), the forces and the accelerations."""
     feas, Cs, As = [], [], []
     for Y, ok, resid, ci in cands:
         comb = m.combos[ci]
@@ -211,28 +242,40 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
         feas.append(good)
         Cs.append(C)
         As.append(C @ m.A.T + bt)
-    F = np.array(feas)                                                # (n_cand, K)
-    cand_combo = np.array([ci for *_, ci in cands])
-    n_feasible = np.array([F[cand_combo == ci].any(axis=0) for ci in range(len(m.combos))]).sum(axis=0)
+    return feas, Cs, As
+
+
+def _distinct(bt: np.ndarray, F: np.ndarray, Cs: list, As: list, amax: float):
+    """Distinct feasible solutions per point (compared on the data's scales, as in analyse) and the
+    first candidate that gives each point's solution."""
+    K = bt.shape[0]
     distinct = np.zeros(K, dtype=int)
     rep = np.full(K, -1)
     # solutions are compared on the data's scales, as in analyse: accelerations against
     # max(|a|, |b|), forces against max(|c|, |b| / max|A|)
     b_s = np.abs(bt).max(axis=1)
-    c_s = b_s / max(float(np.abs(m.A).max()), 1e-300)
+    c_s = b_s / max(amax, 1e-300)
 
     def same_as(C1, A1, C2, A2):
         cs = np.maximum.reduce([np.abs(C1).max(axis=1), np.abs(C2).max(axis=1), c_s, np.full(K, 1e-300)])
         as_ = np.maximum.reduce([np.abs(A1).max(axis=1), np.abs(A2).max(axis=1), b_s, np.full(K, 1e-300)])
         return ((np.abs(C1 - C2).max(axis=1) <= SAME_RTOL * cs) & (np.abs(A1 - A2).max(axis=1) <= SAME_RTOL * as_))
 
-    for i in range(len(cands)):
+    for i in range(F.shape[0]):
         new = F[i].copy()
         for j in range(i):
             same = F[j] & same_as(Cs[i], As[i], Cs[j], As[j])
             new &= ~same
         distinct += new
         rep[(rep < 0) & F[i]] = i
+    return distinct, rep, same_as
+
+
+def _representatives(m: EffortModel, cands: list, F: np.ndarray, Cs: list, As: list, rep: np.ndarray, same_as):
+    """The representative solution of each point and its P verdict."""
+    K = rep.shape[0]
+    d = m.dim
+    n_c = m.A.shape[0] // d
     has = rep >= 0
     c = np.full((K, d * n_c), np.nan)
     a = np.full((K, d * n_c), np.nan)
@@ -247,8 +290,12 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
         same = has & F[i] & same_as(Cs[i], As[i], np.nan_to_num(c), np.nan_to_num(a))
         best[same] = np.maximum(best[same], p_rank(m.pv[ci]))
     pflag[best == 2], pflag[best == 0] = 1, 0
-    Vdot = m.v0[None, :] + tau @ m.Vt.T + np.nan_to_num(c) @ m.MiH.T
-    viol = np.where(has, _check_batch(m, np.nan_to_num(c), Vdot, bt), np.nan)
+    return c, a, resid, pflag, has
+
+
+def _verdicts(distinct, incomplete, has, viol, pflag) -> np.ndarray:
+    """Each point's verdict (VERDICTS), as analyse decides it for one state."""
+    K = distinct.shape[0]
     failed = has & ~(viol <= CHECK_TOL)                               # the independent check failed
     verdict = np.full(K, VERDICTS.index("undecided"))
     verdict[(distinct > 1) & ~failed] = VERDICTS.index("several")
@@ -256,8 +303,14 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
     one = (distinct == 1) & ~incomplete & ~failed
     verdict[one & (pflag == 1)] = VERDICTS.index("determinate")
     verdict[one & (pflag == 0)] = VERDICTS.index("not-P")
-    det = verdict == VERDICTS.index("determinate")
-    # modes, as interpret.dynamic.classify: thresholds relative to max(|b|, |A c|)
+    return verdict
+
+
+def _modes(m: EffortModel, bt, c, a, has, det, mode_tol) -> tuple[np.ndarray, np.ndarray]:
+    """Each contact's mode (MODE_NAMES index; -1 without a solution) and each point's class
+    (:func:`mode_classes`), as interpret.dynamic.classify: thresholds relative to max(|b|, |A c|)."""
+    K, d = c.shape[0], m.dim
+    n_c = m.A.shape[0] // d
     as_ = np.maximum(np.abs(bt).max(axis=1), np.nan_to_num(np.abs(c @ m.A.T)).max(axis=1))
     aa = a.reshape(K, n_c, d)
     an, at = aa[:, :, 0], np.linalg.norm(aa[:, :, 1:], axis=2)
@@ -269,15 +322,7 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
     cls[brk] = classes.index("breaking")
     ok2 = det & ~brk
     cls[ok2] = (modes[ok2] * (1 << np.arange(n_c - 1, -1, -1))[None, :]).sum(axis=1)   # RR, RS, SR, SS, ...
-    Vdot[~has] = np.nan
-    out: dict[str, Any] = {"cls": cls, "verdict": verdict, "determinate": det, "n_feasible": n_feasible,
-                           "n_distinct": distinct, "p_matrix": pflag, "residual": resid, "max_violation": viol,
-                           "vdot": Vdot}
-    for j in range(n_c):
-        out[f"mode{j + 1}"] = modes[:, j]
-        out[f"c_n{j + 1}"], out[f"c_t{j + 1}"] = c[:, d * j], c[:, d * j + 1]
-        out[f"a_n{j + 1}"], out[f"a_t{j + 1}"] = a[:, d * j], a[:, d * j + 1]
-    return out
+    return modes, cls
 
 
 def _chunk(model: EffortModel, tol: float, **columns: np.ndarray) -> dict[str, np.ndarray]:

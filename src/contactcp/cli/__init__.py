@@ -34,6 +34,16 @@ __all__ = ["main", "build_parser"]
 from contactcp.cli.commands import (_cmd_dynamic, _cmd_fclib, _cmd_grasp, _cmd_hand2d, _cmd_lcp, _cmd_methods,
                                     _cmd_quasistatic, _cmd_reproduce, _cmd_warmup)
 
+def _common(sp: argparse.ArgumentParser, method_help: str | None, choices=None, *,
+            json_help: str = "print one JSON object") -> None:
+    """The options every solving command has: ``--method`` (unless ``method_help`` is None), ``--tol``, ``--json``."""
+    if method_help is not None:
+        sp.add_argument("--method", default=None, choices=choices, help=method_help)
+    sp.add_argument("--tol", type=finite_float, default=DEFAULT_TOL,
+                    help=f"residual tolerance for SOLVED (default {DEFAULT_TOL:g}, contactcp.settings)")
+    sp.add_argument("--json", action="store_true", help=json_help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from contactcp.formulations.laws import friction_laws
     from contactcp.problems import UCP
@@ -45,22 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("lcp", help="solve an LCP from a .npz (arrays M, q) or .json file")
     q.add_argument("file")
-    q.add_argument("--method", default=None, help="default: the LCP chain (lemke, then interior-point, merit, "
-                                                  "enumerate while inconclusive), as contactcp.solve")
-    q.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
-    q.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(q, "default: the LCP chain (lemke, then interior-point, merit, enumerate while inconclusive), "
+               "as contactcp.solve")
     q.set_defaults(func=_cmd_lcp)
 
     qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
     qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
     qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
-    qs.add_argument("--method", default=None, choices=methods_for(UCP),
-                    help="default: bilinear, then exact if it is inconclusive (as contactcp.solve)")
+    _common(qs, "default: bilinear, then exact if it is inconclusive (as contactcp.solve)", methods_for(UCP))
     qs.add_argument("--variant", default="original", choices=["original", "modified"],
                     help="bilinear Step 3 variant")
     qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
-    qs.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
-    qs.add_argument("--json", action="store_true", help="print one JSON object")
     qs.set_defaults(func=_cmd_quasistatic)
 
     dy = sub.add_parser("dynamic", help="spatial dynamic contact: forces, accelerations and contact modes")
@@ -69,23 +74,18 @@ def build_parser() -> argparse.ArgumentParser:
     dy.add_argument("--seed", type=int, default=0)
     dy.add_argument("--friction", default="pyramid", choices=friction_laws(),
                     help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
-    dy.add_argument("--method", default=None,
-                    help="pyramid: lemke, interior-point, bpp, merit; cone: newton, nsgs; mncp: merit")
-    dy.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
-    dy.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(dy, "pyramid: lemke, interior-point, bpp, merit; cone: newton, prox, nsgs; mncp: merit "
+                "(default: the problem type's chain, as contactcp.solve)")
     dy.set_defaults(func=_cmd_dynamic)
 
     gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
     gr.add_argument("scene", choices=["puma3"])
     gr.add_argument("--mu", type=finite_float, default=0.4)
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
-    gr.add_argument("--method", default=None,
-                    help="merit (Buffo-Maciel mixed NCP by merit minimisation), newton or nsgs "
-                         "(friction cone), lemke or interior-point (friction pyramid); default: "
-                         "the friction cone by Newton, then NSGS if Newton gives no certified answer")
-    gr.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
+    _common(gr, "merit (Buffo-Maciel mixed NCP by merit minimisation), newton, prox or nsgs (friction cone), "
+                "lemke or interior-point (friction pyramid); default: the friction cone by the cone chain "
+                "(newton, then prox and nsgs while inconclusive)", json_help="print one JSON object (same keys as `dynamic`)")
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
-    gr.add_argument("--json", action="store_true", help="print one JSON object (same keys as `dynamic`)")
     gr.set_defaults(func=_cmd_grasp)
 
     hd = sub.add_parser("hand2d", help="the two-finger hand of Yashima & Yamaguchi: determinacy and mode maps")
@@ -99,16 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
     hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
     hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
-    hd.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
-    hd.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(hd, None)
     hd.set_defaults(func=_cmd_hand2d)
 
     fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
     fc.add_argument("file")
-    fc.add_argument("--method", default=None,
-                    help="newton or nsgs; default: newton, then nsgs if newton gives no certified answer")
-    fc.add_argument("--tol", type=finite_float, default=DEFAULT_TOL)
-    fc.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(fc, "newton, prox or nsgs; default: the cone chain (newton, then prox and nsgs while inconclusive)")
     fc.set_defaults(func=_cmd_fclib)
 
     m = sub.add_parser("methods", help="list the registered methods")

@@ -39,7 +39,11 @@ def exact_lcp_rows(M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray
         except OverflowError:
             w[k] = math.copysign(math.inf, wi)
         si = exact_row_scale(M[i], z, float(q[i]), Z)
-        ws = Fraction(0) if si == 0 else wi / si
+        if si == 0:
+            viol = abs(min(Fraction(float(z[i])), Fraction(0))) if wi == 0 else None
+            e[k] = float_up(viol) if viol is not None else (abs(float(z[i])) if wi > 0 and not free[i] else math.inf)
+            continue
+        ws = wi / si
         viol = abs(ws) if free[i] else abs(min(Fraction(float(z[i])), ws))
         e[k] = float_up(viol)
     return w, e
@@ -61,5 +65,8 @@ def exact_scaled_rows(A: np.ndarray, x: np.ndarray, c: np.ndarray, rows: np.ndar
         except OverflowError:
             v[i] = math.copysign(math.inf, wi)
         si = exact_row_scale(A[i], x, float(c[i]), Z)
-        ws = Fraction(0) if si == 0 else wi / si
+        if si == 0:
+            lo[i] = hi[i] = 0.0 if wi == 0 else math.copysign(math.inf, wi)
+            continue
+        ws = wi / si
         lo[i], hi[i] = float_down(ws), float_up(ws)

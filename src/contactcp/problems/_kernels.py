@@ -73,8 +73,12 @@ def lcp_row(M, q, z, Z, free, i):
     si = row_scale(M, q, z, Z, i)
     zi = z[i]
     if si == 0.0:
-        lo = 0.0              # a zero row: w_i = q_i = 0 exactly
-        hi = 0.0
+        # no scale (q_i = 0, and every term capped at Z_j = 0 or zero): w_i must be exactly 0, and any
+        # other value is infinitely far in this row's units
+        if allow != 0.0:
+            risky = True
+        lo = 0.0 if v == 0.0 else np.inf * np.sign(v)
+        hi = lo
     else:
         lo = (v - allow) / si
         hi = (v + allow) / si
@@ -181,9 +185,14 @@ def scaled_affine(A, x, c):
         si = row_scale(A, c, x, Z, i)
         v[i] = vi
         s[i] = si
-        if si == 0.0 or (vi == 0.0 and allow == 0.0):
+        if vi == 0.0 and allow == 0.0:
             lo[i] = 0.0
             hi[i] = 0.0
+        elif si == 0.0:                      # no scale: any nonzero value is infinitely far
+            lo[i] = np.inf * np.sign(vi)
+            hi[i] = lo[i]
+            if allow != 0.0:
+                rk = True
         else:
             a = (vi - allow) / si
             b = (vi + allow) / si

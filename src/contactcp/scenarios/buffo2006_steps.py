@@ -24,12 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from contactcp.simulate.instant import DynamicResult, solve_dynamic
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.system import Arm, MultibodySystem
+from contactcp.simulate.explicit import euler_step, project_velocities, with_velocities
 from contactcp.scenarios.buffo2006 import Grasp
 
 __all__ = ["GraspStep", "advance_grasp"]
@@ -130,24 +130,14 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         if system is None:
             h, stopped = dt, set()
         # semi-implicit Euler on the sphere and the fingers
-        v = sphere.v + h * Vdot[:3]
-        w = sphere.omega + h * Vdot[3:6]
-        R = Rotation.from_rotvec(h * w).as_matrix() @ sphere.R
-        sphere = RigidBody(mass=sphere.mass, inertia=sphere.inertia, R=R, p=sphere.p + h * v, v=v, omega=w,
-                           wrench=sphere.wrench, gravity=sphere.gravity, name=sphere.name)
-        off = 6
-        for j, a in enumerate(grasp.arms):
-            n = a.manipulator.n
-            qd[j] = qd[j] + h * Vdot[off:off + n]
-            q[j] = q[j] + h * qd[j]
-            off += n
+        arms = [Arm(a.manipulator, q[j], qd[j], a.tau) for j, a in enumerate(grasp.arms)]
+        (sphere,), arms = euler_step([sphere], arms, Vdot, h)
+        q, qd = [a.q for a in arms], [a.qdot for a in arms]
         t += h
         # new contact states from the new velocities
         system, active = _system(grasp, sphere, q, qd, states, [None] * len(states), gap_tol)
         if system is None:
             continue
-        H, _ = system.contact_jacobian()
-        V = system.velocities()
         # sticking contacts (those still rolling and those whose slip stopped in the step):
         # project the velocities so that their relative velocity is exactly zero (a tangential
         # impulse, M-orthogonal projection), which removes the O(dt^2) drift of the explicit step
@@ -158,16 +148,11 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
                 # a contact that was rolling and keeps rolling sticks; one that starts sliding (a2) does not
                 if j in stopped or (states[j] == "rolling" and modes[j] == "rolling"):
                     rows += [3 * k + 1, 3 * k + 2]
+        V = project_velocities(system, np.array(rows, dtype=int))
         if rows:
-            Hc = H[:, rows]
-            Minv_Hc = np.linalg.solve(system.mass_matrix(), Hc)
-            V = V - Minv_Hc @ np.linalg.lstsq(Hc.T @ Minv_Hc, Hc.T @ V, rcond=None)[0]
-            sphere = RigidBody(mass=sphere.mass, inertia=sphere.inertia, R=sphere.R, p=sphere.p, v=V[:3],
-                               omega=V[3:6], wrench=sphere.wrench, gravity=sphere.gravity, name=sphere.name)
-            off = 6
-            for j, a in enumerate(grasp.arms):
-                qd[j] = V[off:off + a.manipulator.n].copy()
-                off += a.manipulator.n
+            (sphere,), arms = with_velocities([sphere], arms, V)
+            qd = [a.qdot for a in arms]
+        H, _ = system.contact_jacobian()
         vel = (H.T @ V).reshape(-1, 3)
         for k, j in enumerate(active):
             if j in stopped:

@@ -332,7 +332,7 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
     ratio_cap = np.inf if feasible_start or rnorm == 0 else _BETA * rnorm / mu0
     size0 = max(1.0, float(z.max()), float(w.max()))
 
-    track = _Candidates(problem, tol, _BLOWUP * size0)
+    track = _Candidates(problem, tol)
     tried: set[bytes] = set()
     prev_F: bytes | None = None
     its = 0
@@ -356,48 +356,12 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
             outcome = "diverged"
             break
 
-        # Newton system (M + diag(w/z)) dz = rhs, dw = M dz - r
-        K = M.copy()
-        K.flat[::n + 1] += w / z
-        solve = _factor(K, cholesky)
-        if solve is None:
-            outcome = "singular"
+        step = _step(M, z, w, r, mu, rnorm, ratio_cap, sigma, cholesky)
+        if isinstance(step, str):
+            outcome = step
             break
         its += 1
-        alpha = 0.0
-        if sigma is None:
-            # Mehrotra: affine predictor, adaptive centering, second-order corrector
-            dz = solve(r - w)
-            dw = M @ dz - r
-            a_aff = min(1.0, _max_step(z, dz), _max_step(w, dw))
-            mu_aff = float((z + a_aff * dz) @ (w + a_aff * dw)) / n
-            sig = min(1.0, max(0.0, mu_aff / mu) ** 3)
-            dz, dw = _direction(solve, M, (sig * mu - dz * dw) / z - w + r, r)
-            if dz is None:
-                outcome = "singular"
-                break
-            alpha = _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, _ARMIJO)
-        if alpha < 0.1:
-            # a long step with fixed centering (the KMNY direction): Mehrotra's corrector
-            # can make mu grow (and cycle), this direction reduces mu for short enough steps
-            sig = _SIGMA_LONG if sigma is None else sigma
-            dz2, dw2 = _direction(solve, M, sig * mu / z - w + r, r)
-            if dz2 is None:
-                outcome = "singular"
-                break
-            alpha2 = _step_length(z, dz2, w, dw2, mu, rnorm, ratio_cap, n, _ARMIJO * (1 - sig))
-            if alpha2 > alpha:
-                dz, dw, alpha = dz2, dw2, alpha2
-        if alpha < 1e-8:
-            # a strongly centred step that only needs to stay in the neighbourhood
-            dz, dw = _direction(solve, M, 0.5 * mu / z - w + r, r)
-            if dz is None:
-                outcome = "singular"
-                break
-            alpha = _step_length(z, dz, w, dw, np.inf, rnorm, ratio_cap, n, 0.0)
-            if alpha == 0.0:
-                outcome = "collapsed"
-                break
+        dz, dw, alpha = step
         slow = slow + 1 if alpha < 1e-6 else 0
         z = z + alpha * dz
         w = w + alpha * dw
@@ -414,6 +378,14 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
 
     stats = {"mu": mu, "infeasibility": rnorm, "purified": track.purified, "guarantee": guarantee,
              "start": start}
+    return _answer(problem, tol, outcome, track, z, its, max_iter, mu, rnorm, guarantee, stats)
+
+
+def _answer(problem: LCP, tol: float, outcome: str, track: "_Candidates", z: np.ndarray, its: int, max_iter: int,
+            mu: float, rnorm: float, guarantee: str, stats: dict) -> Raw:
+    """The method's answer: the accepted point, a verified infeasibility proof, or the best point with
+    why the iteration stopped."""
+    q = problem.q
     tail = f"; {guarantee}"
     if outcome == "solved":
         how = "after purification" if track.purified else "at an interior iterate"
@@ -436,50 +408,67 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
                        f"{why}; the LCP is infeasible (verified Farkas certificate){tail}",
                        certificate=cert, stats=stats)
         why += "; no Farkas certificate of infeasibility was found"
-    if track.spurious:
-        why += (f"; {track.spurious} point(s) with a small scaled residual were rejected: their "
-                f"violations (up to {track.spurious_natural:.1e}) exceed tol x max(1, max|q|) and are "
-                f"far above rounding level, the scale being inflated by a huge ||z||")
     status = {"limit": Status.ITERATION_LIMIT, "diverged": Status.ITERATION_LIMIT,
               "collapsed": Status.STATIONARY_NOT_SOLUTION, "singular": Status.NUMERICAL_FAILURE}[outcome]
     best = "no acceptable point" if track.x is None else f"best residual {track.value:.1e}"
     return Raw(track.x, status, its, f"{why}; {best}{tail}", stats=stats)
 
 
+def _step(M: np.ndarray, z: np.ndarray, w: np.ndarray, r: np.ndarray, mu: float, rnorm: float, ratio_cap: float,
+          sigma: float | None, cholesky: bool):
+    """One interior step ``(dz, dw, alpha)``, or the outcome that ends the iteration ("singular",
+    "collapsed").  The Newton system is ``(M + diag(w/z)) dz = rhs``, ``dw = M dz - r``."""
+    n = z.shape[0]
+    K = M.copy()
+    K.flat[::n + 1] += w / z
+    solve = _factor(K, cholesky)
+    if solve is None:
+        return "singular"
+    alpha = 0.0
+    if sigma is None:
+        # Mehrotra: affine predictor, adaptive centering, second-order corrector
+        dz = solve(r - w)
+        dw = M @ dz - r
+        a_aff = min(1.0, _max_step(z, dz), _max_step(w, dw))
+        mu_aff = float((z + a_aff * dz) @ (w + a_aff * dw)) / n
+        sig = min(1.0, max(0.0, mu_aff / mu) ** 3)
+        dz, dw = _direction(solve, M, (sig * mu - dz * dw) / z - w + r, r)
+        if dz is None:
+            return "singular"
+        alpha = _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, _ARMIJO)
+    if alpha < 0.1:
+        # a long step with fixed centering (the KMNY direction): Mehrotra's corrector
+        # can make mu grow (and cycle), this direction reduces mu for short enough steps
+        sig = _SIGMA_LONG if sigma is None else sigma
+        dz2, dw2 = _direction(solve, M, sig * mu / z - w + r, r)
+        if dz2 is None:
+            return "singular"
+        alpha2 = _step_length(z, dz2, w, dw2, mu, rnorm, ratio_cap, n, _ARMIJO * (1 - sig))
+        if alpha2 > alpha:
+            dz, dw, alpha = dz2, dw2, alpha2
+    if alpha < 1e-8:
+        # a strongly centred step that only needs to stay in the neighbourhood
+        dz, dw = _direction(solve, M, 0.5 * mu / z - w + r, r)
+        if dz is None:
+            return "singular"
+        alpha = _step_length(z, dz, w, dw, np.inf, rnorm, ratio_cap, n, 0.0)
+        if alpha == 0.0:
+            return "collapsed"
+    return dz, dw, alpha
+
+
 class _Candidates:
-    """The best point seen so far, and the acceptance test for a solution.
+    """The best point seen so far, and the acceptance test for a solution: the problem's own residual
+    within ``tol`` (row-scaled, with a data-bounded scale, so a diverging iterate cannot pass)."""
 
-    A point is accepted when its scaled residual is within ``tol`` *and* its
-    natural-map violation is either within ``tol * max(1, max|q|)`` or at the
-    rounding level of ``w = M z + q`` (``10 sqrt(n) eps`` times the term scale)
-    at a point that has not diverged (``max z <= zcap``).  The second condition
-    rejects the points of diverging iterates on infeasible problems, where
-    ``||z|| ~ 1e9`` makes an O(1) violation of ``w >= 0`` look small relative
-    to the terms ``|M| |z|`` of the registry's scaled residual.  Rejected points are not kept at
-    all (returned with ITERATION_LIMIT they would be certified as solutions).
-    """
-
-    def __init__(self, problem: LCP, tol: float, zcap: float):
+    def __init__(self, problem: LCP, tol: float):
         self.tol = tol
-        self.zcap = zcap
-        self.abs_tol = tol * max(1.0, float(np.abs(problem.q).max()))
-        self.noise = 10.0 * np.sqrt(problem.n) * np.finfo(float).eps
         self.x: np.ndarray | None = None
         self.value = np.inf
         self.purified = False
-        self.spurious = 0
-        self.spurious_natural = 0.0
 
     def offer(self, z: np.ndarray, res: Residual, purified: bool) -> bool:
         """Record ``z``; True when it is an accepted solution."""
-        if res.value <= self.tol:
-            if res.natural <= self.abs_tol or (res.natural <= self.noise * res.scale
-                                               and float(np.abs(z).max()) <= self.zcap):
-                self.x, self.value, self.purified = z.copy(), res.value, purified
-                return True
-            self.spurious += 1
-            self.spurious_natural = max(self.spurious_natural, res.natural)
-            return False
-        if res.value < self.value:
+        if res.value <= self.tol or res.value < self.value:
             self.x, self.value, self.purified = z.copy(), res.value, purified
-        return False
+        return res.value <= self.tol

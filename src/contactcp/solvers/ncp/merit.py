@@ -258,15 +258,13 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
         xk = np.concatenate([rng.uniform(0.0, width, p), rng.uniform(-width, width, n - p)])
         runs.append(one_run(_start(model, xk, None)))
 
-    order = {Status.SOLVED: 0, Status.INACCURATE: 1, Status.ITERATION_LIMIT: 2, Status.STATIONARY_NOT_SOLUTION: 3}
-    best = min(runs, key=lambda r: (r.residual > tol, order[_classify(r, ftol, tol)], r.f))
-    status = _classify(best, ftol, tol)
-    x, _, z = merit_.split(best.y)
-    x_out = model.to_problem(x)
-    with model.uncounted():
-        F, _ = model.FG(x)
-    thr = _threshold(best, ftol, tol)
-    total_it = sum(r.nit for r in runs)
+    return _answer(problem, model, merit_, runs, name, max_iter, ftol, tol, attempts)
+
+
+_ORDER = {Status.SOLVED: 0, Status.INACCURATE: 1, Status.ITERATION_LIMIT: 2, Status.STATIONARY_NOT_SOLUTION: 3}
+
+
+def _message(best: _Run, status: Status, runs: list, model: _Model, max_iter: int, thr: float, tol: float) -> str:
     text = {
         Status.SOLVED: ("solution" + (" (active-set polish)" if best.polished else "")
                         if best.residual <= tol else f"merit f = {best.f:.3e} <= ftol = {thr:.3e}"),
@@ -281,6 +279,21 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
         msg += f"; {len(runs)} starts"
     if not model.analytic:
         msg += "; Jacobian of (F, G) by forward finite differences (the problem has no jac_F/jac_G)"
+    return msg
+
+
+def _answer(problem: Any, model: _Model, merit_: _Merit, runs: list, name: str, max_iter: int,
+            ftol: float | None, tol: float, attempts: int) -> Raw:
+    """The best run, as the method's answer with the statistics of Buffo–Maciel's tables."""
+    n = model.n
+    best = min(runs, key=lambda r: (r.residual > tol, _ORDER[_classify(r, ftol, tol)], r.f))
+    status = _classify(best, ftol, tol)
+    x, _, z = merit_.split(best.y)
+    x_out = model.to_problem(x)
+    with model.uncounted():
+        F, _ = model.FG(x)
+    total_it = sum(r.nit for r in runs)
+    msg = _message(best, status, runs, model, max_iter, _threshold(best, ftol, tol), tol)
     slack = np.zeros(n)
     slack[model.comp_index] = z
     stats = {

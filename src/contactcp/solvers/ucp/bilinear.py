@@ -49,6 +49,25 @@ def _xy_small(x: np.ndarray, y: np.ndarray, xy_tol: float) -> bool:
     return float(x @ y) <= xy_tol * max(1.0, float(np.abs(x).max(initial=0))) * max(1.0, float(np.abs(y).max(initial=0)))
 
 
+def _adjacent_pairs(X: Polyhedron, Y: Polyhedron, vx: Vertex, vy: Vertex):
+    """Step 3: the pair itself and its adjacent extreme points, and the pair of smallest ``x . y``
+    other than the current one: ``(Ex, Ey, (i, j), value)``."""
+    Ex = [vx] + X.adjacent(vx)
+    Ey = [vy] + Y.adjacent(vy)
+    F = np.array([e.x for e in Ex]) @ np.array([e.x for e in Ey]).T
+    F[0, 0] = np.inf  # the current pair itself
+    i, j = np.unravel_index(np.argmin(F), F.shape)
+    return Ex, Ey, (int(i), int(j)), float(F[i, j])
+
+
+def _random_pair(rng: np.random.Generator, Ex: list, Ey: list) -> tuple[Vertex, Vertex]:
+    """A random adjacent pair other than the current one (index 0, 0)."""
+    while True:
+        i, j = int(rng.integers(len(Ex))), int(rng.integers(len(Ey)))
+        if (i, j) != (0, 0):
+            return Ex[i], Ey[j]
+
+
 @register("bilinear", UCP, default=True,
           description="Pang–Trinkle–Lo LP-based bilinear method (alternating LPs, adjacent extreme points)",
           options={"variant": choice("original", "modified"), "seed": integer(0), "max_restarts": integer(0),
@@ -116,12 +135,8 @@ def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int =
         walk = 0
         while True:
             stats["step3"] += 1
-            Ex = [vx] + X.adjacent(vx)
-            Ey = [vy] + Y.adjacent(vy)
-            F = np.array([e.x for e in Ex]) @ np.array([e.x for e in Ey]).T
-            F[0, 0] = np.inf  # the current pair itself
-            i, j = np.unravel_index(np.argmin(F), F.shape)
-            if F[i, j] < f - 1e-12 * max(1.0, f):
+            Ex, Ey, (i, j), fij = _adjacent_pairs(X, Y, vx, vy)
+            if fij < f - 1e-12 * max(1.0, f):
                 vx, vy = Ex[i], Ey[j]
                 f = record(vx, vy)
                 if _xy_small(vx.x, vy.x, xy_tol):
@@ -131,12 +146,7 @@ def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int =
             if len(Ex) * len(Ey) <= 1:
                 return finish(Status.STATIONARY_NOT_SOLUTION, "stationary", *best[1:],
                               "stationary pair with no adjacent extreme points to try")
-            # no improving neighbour: a random adjacent pair
-            while True:
-                i, j = int(rng.integers(len(Ex))), int(rng.integers(len(Ey)))
-                if (i, j) != (0, 0):
-                    break
-            vx, vy = Ex[i], Ey[j]
+            vx, vy = _random_pair(rng, Ex, Ey)       # no improving neighbour: a random adjacent pair
             f = record(vx, vy)
             key = vx.x.round(9).tobytes() + vy.x.round(9).tobytes()
             visits[key] = visits.get(key, 0) + 1
