@@ -9,8 +9,8 @@ from hypothesis.extra.numpy import arrays
 
 import contactcp as ccp
 from contactcp import Status
-import oracles
-from conftest import brute_force_lcp, lcp_violation
+from support import oracles
+from support.oracles import brute_force_lcp, lcp_violation
 
 small = st.integers(min_value=1, max_value=6)
 entries = st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5, allow_nan=False, width=32).map(float))

@@ -10,7 +10,7 @@ import contactcp as ccp
 from contactcp import Status
 from contactcp.problems import generators
 from contactcp.solvers.ncp.merit import merit_value
-from conftest import lcp_violation
+from support.oracles import lcp_violation
 
 BACKENDS = ["trf", "lbfgsb"]
 STATS = {"outer_iterations", "function_evaluations", "inner_iterations", "jacobian_evaluations",

@@ -6,7 +6,7 @@ import pytest
 import contactcp as ccp
 from contactcp import InvalidOptionError, Status
 from contactcp.problems import generators
-from conftest import brute_force_lcp, farkas_holds, lcp_violation
+from support.oracles import brute_force_lcp, farkas_holds, lcp_violation
 
 
 @pytest.mark.parametrize("family", ["spd", "pmatrix"])

@@ -8,7 +8,7 @@ import contactcp as ccp
 from contactcp import InvalidOptionError, Status
 from contactcp.solvers.lcp.interior_point import (GUARANTEE_NONE, GUARANTEE_P, GUARANTEE_PSD,
                                                GUARANTEE_UNCHECKED, matrix_class)
-from conftest import farkas_holds, lcp_violation
+from support.oracles import farkas_holds, lcp_violation
 
 IP = "interior-point"
 TOL = 1e-9

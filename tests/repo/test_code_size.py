@@ -11,7 +11,7 @@ import tokenize
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "contactcp"
+from support.paths import SRC
 MODULE_MAX = 400
 FUNCTION_MAX = 80
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from contactcp.cli import main
+from support.paths import ROOT
 
 @pytest.fixture(scope="module", autouse=True)
 def _kernels_compiled():
@@ -608,5 +609,5 @@ def test_warmup_command(capsys):
 
 
 def test_readme_documents_warmup_next_to_the_install_commands():
-    lines = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    lines = (ROOT / "README.md").read_text().splitlines()
     assert any("contactcp warmup" in ln for ln in lines[:16])

@@ -15,7 +15,7 @@ from contactcp.linalg import (
     round_fraction, schur_complement, up,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 # ---------------------------------------------------------------------------

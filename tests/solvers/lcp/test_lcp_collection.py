@@ -20,7 +20,9 @@ import pytest
 import contactcp as ccp
 from contactcp import Status
 
-DATA = Path(__file__).parent / "data" / "lcp"
+from support.paths import DATA as _DATA
+
+DATA = _DATA / "lcp"
 
 # case -> a witness support (indices i with z_i > 0 allowed; M_SS nonsingular)
 SOLVABLE = {

@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "contactcp"
+from support.paths import SRC
 
 #: bottom first; every unit of the package must be listed
 LAYERS = [

@@ -10,7 +10,8 @@ import contactcp as ccp
 from contactcp import Status
 from contactcp.problems import generators
 from contactcp.solvers.lcp import lemke_kernel as K
-from conftest import brute_force_lcp, farkas_holds, lcp_violation
+from support.oracles import brute_force_lcp, farkas_holds, lcp_violation
+from support.paths import DATA
 
 # Degenerate LCPs found by search on which the first-row tie rule cycles (it
 # hits the pivot limit) while the lexicographic rule terminates.
@@ -309,7 +310,7 @@ def kernel_path(M, q):
 
 
 def _tobenna():
-    with np.load(Path(__file__).parent / "data" / "lcp" / "lcp_tobenna.npz") as f:
+    with np.load(DATA / "lcp" / "lcp_tobenna.npz") as f:
         return np.array(f["M"]), np.array(f["q"])
 
 

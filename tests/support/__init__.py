@@ -1,0 +1,1 @@
+"""The tests' shared support: exact oracles (:mod:`support.oracles`) and paths (:mod:`support.paths`)."""
