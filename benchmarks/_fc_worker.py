@@ -25,11 +25,13 @@ def _contactcp(solver, tol):
     def run(W, q, mu):
         r = ccp.solve(FrictionContactProblem(W, q, mu), solver, tol=tol)
         return r.x, f"{r.status.name} it={r.iterations}"
+
     return run
 
 
 def _siconos(solver, tol):
     import siconos.numerics as sn
+
     sid = getattr(sn, "SICONOS_FRICTION_3D_" + solver)
 
     def run(W, q, mu):
@@ -40,6 +42,7 @@ def _siconos(solver, tol):
         r, u = np.zeros(q.shape[0]), np.zeros(q.shape[0])
         info = sn.fc3d_driver(fcp, r, u, opts)
         return r, f"info={info} it={opts.iparam[sn.SICONOS_IPARAM_ITER_DONE]}"
+
     return run
 
 
@@ -57,7 +60,7 @@ def main(backend, solver, job_path, out_path):
             W, q, mu = (np.ascontiguousarray(d[k]) for k in ("W", "q", "mu"))
         rec = {"problem": path}
         try:
-            if W.shape[0] <= 600:               # warm-up (JIT, caches) on small problems only
+            if W.shape[0] <= 600:  # warm-up (JIT, caches) on small problems only
                 run(W, q, mu)
             times = []
             t0 = time.perf_counter()

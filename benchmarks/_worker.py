@@ -24,16 +24,19 @@ import numpy as np
 
 def _contactcp(solver):
     import contactcp as ccp
+
     ccp.solve(ccp.LCP(np.eye(2), [-1.0, 1.0]), solver)  # JIT warm-up, outside any timing
 
     def run(M, q):
         r = ccp.solve(ccp.LCP(M, q), solver)
         return r.x, r.status.name
+
     return run
 
 
 def _siconos(solver):
     import siconos.numerics as sn
+
     sid = getattr(sn, "SICONOS_LCP_" + solver)
 
     def run(M, q):
@@ -44,11 +47,13 @@ def _siconos(solver):
         opts.dparam[sn.SICONOS_DPARAM_TOL] = 1e-12
         info = sn.linearComplementarity_driver(sn.LCP(M, q), z, w, opts)
         return z, f"info={info}"
+
     return run
 
 
 def _drake(solver):
     from pydrake.solvers import MathematicalProgram, MobyLcpSolver, UnrevisedLemkeSolver
+
     cls = {"UnrevisedLemkeSolver": UnrevisedLemkeSolver, "MobyLcpSolver": MobyLcpSolver}[solver]
 
     def run(M, q):
@@ -60,6 +65,7 @@ def _drake(solver):
         prog.AddLinearComplementarityConstraint(M, q, z)
         res = s.Solve(prog)
         return res.GetSolution(z), str(res.get_solution_result())
+
     return run
 
 
@@ -69,6 +75,7 @@ def _lemkelcp(solver):
     def run(M, q):
         z, exit_code, msg = lk.lemkelcp(M, q)
         return (None if z is None else np.asarray(z, dtype=float)), f"exit={exit_code} {msg}"
+
     return run
 
 

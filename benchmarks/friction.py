@@ -69,11 +69,19 @@ from contactcp.formulations.theorem2 import theorem2  # noqa: E402
 from contactcp.scenarios.random_dynamic import random_system  # noqa: E402
 
 FC_TOL = 1e-8
-LCP_SOLVERS = [("contactcp", "lemke", "ccp lemke"), ("contactcp", "interior-point", "ccp interior-point"),
-               ("siconos", "LEMKE", "Siconos LEMKE")]
-FC_SOLVERS = [("contactcp", "newton", "ccp newton"), ("contactcp", "nsgs", "ccp nsgs"),
-              ("siconos", "NSGS", "Siconos NSGS"), ("siconos", "NSN_AC", "Siconos NSN_AC"),
-              ("siconos", "NSN_FB", "Siconos NSN_FB"), ("siconos", "PROX", "Siconos PROX")]
+LCP_SOLVERS = [
+    ("contactcp", "lemke", "ccp lemke"),
+    ("contactcp", "interior-point", "ccp interior-point"),
+    ("siconos", "LEMKE", "Siconos LEMKE"),
+]
+FC_SOLVERS = [
+    ("contactcp", "newton", "ccp newton"),
+    ("contactcp", "nsgs", "ccp nsgs"),
+    ("siconos", "NSGS", "Siconos NSGS"),
+    ("siconos", "NSN_AC", "Siconos NSN_AC"),
+    ("siconos", "NSN_FB", "Siconos NSN_FB"),
+    ("siconos", "PROX", "Siconos PROX"),
+]
 
 
 def fc_error(W, q, mu, r) -> float:
@@ -112,8 +120,9 @@ def _loadavg() -> str:
 def run_fc_worker(backend, solver, files, timeout, target_s=0.3, max_reps=10):
     with tempfile.TemporaryDirectory() as td:
         job, out = Path(td) / "job.json", Path(td) / "out.json"
-        job.write_text(json.dumps({"problems": [str(f) for f in files], "target_s": target_s,
-                                   "max_reps": max_reps, "tol": FC_TOL}))
+        job.write_text(
+            json.dumps({"problems": [str(f) for f in files], "target_s": target_s, "max_reps": max_reps, "tol": FC_TOL})
+        )
         env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"))
         py = sys.executable
         if backend == "siconos":
@@ -121,8 +130,13 @@ def run_fc_worker(backend, solver, files, timeout, target_s=0.3, max_reps=10):
             py = DEBIAN_PYTHON
         timed_out = False
         try:
-            subprocess.run([py, str(HERE / "_fc_worker.py"), backend, solver, str(job), str(out)],
-                           capture_output=True, text=True, timeout=timeout, env=env)
+            subprocess.run(
+                [py, str(HERE / "_fc_worker.py"), backend, solver, str(job), str(out)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+            )
         except subprocess.TimeoutExpired:
             timed_out = True
         data = json.loads(out.read_text()) if out.exists() else {"results": []}
@@ -150,8 +164,7 @@ def summarize(recs, checks, timed_out):
     if timed_out:
         msgs.append("timed out")
     times = [t for t in per if t is not None]
-    return {"time": float(np.median(times)) if times else None, "ok": ok, "total": total, "msgs": msgs,
-            "per": per}
+    return {"time": float(np.median(times)) if times else None, "ok": ok, "total": total, "msgs": msgs, "per": per}
 
 
 def ratio(a, b):
@@ -178,8 +191,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--blas-threads", type=int, default=None,
-                    help="BLAS threads of every solver process (default: the environment's)")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=None,
+        help="BLAS threads of every solver process (default: the environment's)",
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results" / "friction.md")
     args = ap.parse_args(argv)
     if args.blas_threads is not None:
@@ -200,8 +217,10 @@ def main(argv=None) -> int:
                 states[(n, s)] = cd
         # ---- pyramid LCP
         head = [lab for b, _, lab in LCP_SOLVERS if b in backends]
-        lines_lcp += ["| n_c | LCP size | Theorem 2 holds | " + " | ".join(head) + " | lemke / Siconos LEMKE |",
-                      "|---:|---:|---:|" + "---:|" * (len(head) + 1)]
+        lines_lcp += [
+            "| n_c | LCP size | Theorem 2 holds | " + " | ".join(head) + " | lemke / Siconos LEMKE |",
+            "|---:|---:|---:|" + "---:|" * (len(head) + 1),
+        ]
         for n in args.lcp_sizes:
             files, probs = [], []
             for s in range(args.seeds):
@@ -215,8 +234,15 @@ def main(argv=None) -> int:
                 if b not in backends:
                     continue
                 data = run_worker(b, solver, files, args.timeout, target_s=0.2, max_reps=20)
-                checks = [(lambda rec, p=p: {"ok": residual(p.M, p.q, rec["z"]) <= 1e-9,
-                                             "why": f"residual {residual(p.M, p.q, rec['z']):.1e}"}) for p in probs]
+                checks = [
+                    (
+                        lambda rec, p=p: {
+                            "ok": residual(p.M, p.q, rec["z"]) <= 1e-9,
+                            "why": f"residual {residual(p.M, p.q, rec['z']):.1e}",
+                        }
+                    )
+                    for p in probs
+                ]
                 row[lab] = summarize(data["results"], checks, data["timed_out"])
                 print(f"LCP n_c={n} {lab}: {cell(row[lab])}", flush=True)
             txt = "—"
@@ -226,12 +252,15 @@ def main(argv=None) -> int:
                     txt = f"{rr:.2f}" + ("" if cnt == args.seeds else f" (on {cnt})")
                     goals.append(("pyramid", n, rr))
             thm = sum(theorem2(states[(n, s)])["holds"] for s in range(args.seeds))
-            lines_lcp.append(f"| {n} | {probs[0].n} | {thm}/{args.seeds} | " + " | ".join(cell(row[h]) for h in head)
-                             + f" | {txt} |")
+            lines_lcp.append(
+                f"| {n} | {probs[0].n} | {thm}/{args.seeds} | " + " | ".join(cell(row[h]) for h in head) + f" | {txt} |"
+            )
         # ---- cone
         head = [lab for b, _, lab in FC_SOLVERS if b in backends]
-        lines_fc += ["| n_c | " + " | ".join(head) + " | newton / fastest Siconos |",
-                     "|---:|" + "---:|" * (len(head) + 1)]
+        lines_fc += [
+            "| n_c | " + " | ".join(head) + " | newton / fastest Siconos |",
+            "|---:|" + "---:|" * (len(head) + 1),
+        ]
         for n in args.cone_sizes:
             files, probs = [], []
             for s in range(args.seeds):
@@ -247,15 +276,25 @@ def main(argv=None) -> int:
                 if solver == "nsgs" and n > 300:
                     row[lab] = {"time": None, "ok": 0, "total": 0, "msgs": ["skipped"], "per": []}
                     continue
-                data = run_fc_worker(b, solver, files, args.timeout if n < 1000 else 60.0,
-                                     max_reps=10 if n < 1000 else 1)
-                checks = [(lambda rec, p=p: {"ok": fc_error(p.W, p.q, p.mu, rec["r"]) <= FC_TOL * 1.0001,
-                                             "why": f"error {fc_error(p.W, p.q, p.mu, rec['r']):.1e} "
-                                                    f"({rec['message']})"}) for p in probs]
+                data = run_fc_worker(
+                    b, solver, files, args.timeout if n < 1000 else 60.0, max_reps=10 if n < 1000 else 1
+                )
+                checks = [
+                    (
+                        lambda rec, p=p: {
+                            "ok": fc_error(p.W, p.q, p.mu, rec["r"]) <= FC_TOL * 1.0001,
+                            "why": f"error {fc_error(p.W, p.q, p.mu, rec['r']):.1e} ({rec['message']})",
+                        }
+                    )
+                    for p in probs
+                ]
                 row[lab] = summarize(data["results"], checks, data["timed_out"])
                 print(f"cone n_c={n} {lab}: {cell(row[lab])} {row[lab]['msgs'][:1]}", flush=True)
-            peers = [row[lab] for b, _, lab in FC_SOLVERS if b == "siconos" and lab in row
-                     and row[lab]["ok"] == row[lab]["total"] and row[lab]["total"]]
+            peers = [
+                row[lab]
+                for b, _, lab in FC_SOLVERS
+                if b == "siconos" and lab in row and row[lab]["ok"] == row[lab]["total"] and row[lab]["total"]
+            ]
             ours = row.get("ccp newton")
             txt = "—"
             if ours and peers:
@@ -267,15 +306,22 @@ def main(argv=None) -> int:
             elif ours and ours["time"] is not None:
                 txt = "no Siconos solver solved every problem"
                 goals.append(("cone", n, 0.0))
-            lines_fc.append(f"| {n} | " + " | ".join(cell(row[h]) if row[h]["msgs"] != ["skipped"] else "skipped"
-                                                    for h in head) + f" | {txt} |")
+            lines_fc.append(
+                f"| {n} | "
+                + " | ".join(cell(row[h]) if row[h]["msgs"] != ["skipped"] else "skipped" for h in head)
+                + f" | {txt} |"
+            )
             if n == 1000 and ours and ours["time"] is not None:
                 goals.append(("cone-1000-seconds", n, max(t for t in ours["per"] if t is not None)))
         # ---- cone vs pyramid
-        from contactcp.simulate.instant import solve_dynamic
         from contactcp.interpret.dynamic import check_dynamic
-        lines_cmp += ["| n_c | states | pyramid solved | cone solved | pyramid answer satisfies the cone law | "
-                      "same contact modes |", "|---:|---:|---:|---:|---:|---:|"]
+        from contactcp.simulate.instant import solve_dynamic
+
+        lines_cmp += [
+            "| n_c | states | pyramid solved | cone solved | pyramid answer satisfies the cone law | "
+            "same contact modes |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
         for n in sorted(set(args.lcp_sizes)):
             cnt = {"pyr": 0, "cone": 0, "also": 0, "modes": 0}
             for s in range(args.seeds):
@@ -293,8 +339,12 @@ def main(argv=None) -> int:
             lines_cmp.append(f"| {n} | {args.seeds} | {cnt['pyr']} | {cnt['cone']} | {cnt['also']} | {cnt['modes']} |")
     # ---- Lemke vs interior point in this process: iterations, success, residual
     import contactcp as ccp
-    lines_ip = ["| n_c | LCP size | Lemke: time ms | pivots | residual | interior point: time ms | iterations | "
-                "residual | guarantee |", "|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+
+    lines_ip = [
+        "| n_c | LCP size | Lemke: time ms | pivots | residual | interior point: time ms | iterations | "
+        "residual | guarantee |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for n in args.ip_sizes:
         form = pyramid_lcp(random_system(n, seed=100 * n).dynamics())
         cells = []
@@ -315,30 +365,48 @@ def main(argv=None) -> int:
     except OSError:
         pass
     text = [
-        "# Dynamic contact: friction pyramid (LCP) and friction cone, side by side with Siconos", "",
+        "# Dynamic contact: friction pyramid (LCP) and friction cone, side by side with Siconos",
+        "",
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
         f"{platform.python_version()}; date {dt.date.today().isoformat()}.",
-        f"Command: `python benchmarks/friction.py {' '.join(sys.argv[1:])}`".rstrip() + ".", "",
+        f"Command: `python benchmarks/friction.py {' '.join(sys.argv[1:])}`".rstrip() + ".",
+        "",
         f"BLAS threads per process: {os.environ.get('OPENBLAS_NUM_THREADS', 'not set (library default)')}; "
         f"load average (1, 5, 15 min) at the start {load_start}, at the end {_loadavg()} (the machine may be "
-        "shared with other jobs).", "",
+        "shared with other jobs).",
+        "",
         f"Problems: `random_system(n_c, seed)` (one sphere, n_c three-prismatic fingers, dense A), {args.seeds} "
         "seeds per row. Times in **milliseconds**, median over seeds of the median of repeated "
         "build + solve runs, every solver in its own process; a time is shown only when every answer of the row "
-        "passed this script's own check, otherwise the cell says how many passed.", "",
-        "## Friction-pyramid LCP (checked: scaled natural map <= 1e-9)", "",
+        "passed this script's own check, otherwise the cell says how many passed.",
+        "",
+        "## Friction-pyramid LCP (checked: scaled natural map <= 1e-9)",
+        "",
         "Theorem 2 (Trinkle et al.): the system Jacobian has full column rank and, with sliding contacts, the "
         "friction-modified matrix Ã is positive definite; where it fails a state may have no solution, and "
-        "no solver (ours or Siconos) then returns one. Ratios are medians over the problems both solved.", "",
-        *lines_lcp, "",
-        "### Lemke vs interior point (one seed per size, in one process, certified residuals)", "", *lines_ip, "",
-        f"## Friction cone (all solvers to Siconos' error measure {FC_TOL:g}, checked here)", "", *lines_fc, "",
-        "## Cone vs pyramid on the same states", "",
+        "no solver (ours or Siconos) then returns one. Ratios are medians over the problems both solved.",
+        "",
+        *lines_lcp,
+        "",
+        "### Lemke vs interior point (one seed per size, in one process, certified residuals)",
+        "",
+        *lines_ip,
+        "",
+        f"## Friction cone (all solvers to Siconos' error measure {FC_TOL:g}, checked here)",
+        "",
+        *lines_fc,
+        "",
+        "## Cone vs pyramid on the same states",
+        "",
         "A pyramid answer is also a cone answer when its forces satisfy the quadratic Coulomb law (checked by "
         "`check_dynamic(..., 'cone')`); this happens when every loaded rolling contact stays strictly inside "
         "the inscribed cone and sliding forces lie on a pyramid edge that touches the cone (one tangential "
-        "component zero).", "", *lines_cmp, "",
-        "## Goals", "",
+        "component zero).",
+        "",
+        *lines_cmp,
+        "",
+        "## Goals",
+        "",
     ]
     for kind, n, v in goals:
         if kind == "pyramid":
@@ -348,11 +416,14 @@ def main(argv=None) -> int:
             text.append(f"- pyramid n_c = {n}: ccp lemke / Siconos LEMKE = {v:.2f} ({verdict})")
         elif kind == "cone":
             verdict = ("met" if v <= 1 else "NOT met") if n == 100 else "no goal at this size"
-            text.append(f"- cone n_c = {n}: ccp newton / fastest Siconos = "
-                        + (f"{v:.2f} ({verdict})" if v else "no Siconos solver finished"))
+            text.append(
+                f"- cone n_c = {n}: ccp newton / fastest Siconos = "
+                + (f"{v:.2f} ({verdict})" if v else "no Siconos solver finished")
+            )
         else:
-            text.append(f"- cone n_c = 1000: slowest newton solve {v:.2f} s ({'met' if v <= 5 else 'NOT met'}; "
-                        "goal <= 5 s)")
+            text.append(
+                f"- cone n_c = 1000: slowest newton solve {v:.2f} s ({'met' if v <= 5 else 'NOT met'}; goal <= 5 s)"
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(text) + "\n")
     print(f"wrote {args.out}")

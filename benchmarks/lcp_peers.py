@@ -65,11 +65,14 @@ def python_for(backend: str) -> str:
 
 def backend_available(backend: str) -> str | None:
     """None if the backend imports in its interpreter, else the reason."""
-    mod = {"contactcp": "contactcp", "siconos": "siconos.numerics", "drake": "pydrake.solvers",
-           "lemkelcp": "lemkelcp.lemkelcp"}[backend]
+    mod = {
+        "contactcp": "contactcp",
+        "siconos": "siconos.numerics",
+        "drake": "pydrake.solvers",
+        "lemkelcp": "lemkelcp.lemkelcp",
+    }[backend]
     try:
-        p = subprocess.run([python_for(backend), "-c", f"import {mod}"], capture_output=True, text=True,
-                           timeout=120)
+        p = subprocess.run([python_for(backend), "-c", f"import {mod}"], capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     return None if p.returncode == 0 else p.stderr.strip().splitlines()[-1]
@@ -78,15 +81,19 @@ def backend_available(backend: str) -> str | None:
 def run_worker(backend, solver, files, timeout, target_s=0.3, max_reps=30):
     with tempfile.TemporaryDirectory() as td:
         job, out = Path(td) / "job.json", Path(td) / "out.json"
-        job.write_text(json.dumps({"problems": [str(f) for f in files], "target_s": target_s,
-                                   "max_reps": max_reps}))
+        job.write_text(json.dumps({"problems": [str(f) for f in files], "target_s": target_s, "max_reps": max_reps}))
         env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"))
         if backend == "siconos":
             env.pop("PYTHONPATH")
         timed_out = False
         try:
-            subprocess.run([python_for(backend), str(HERE / "_worker.py"), backend, solver, str(job), str(out)],
-                           capture_output=True, text=True, timeout=timeout, env=env)
+            subprocess.run(
+                [python_for(backend), str(HERE / "_worker.py"), backend, solver, str(job), str(out)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+            )
         except subprocess.TimeoutExpired:
             timed_out = True
         data = json.loads(out.read_text()) if out.exists() else {"results": []}
@@ -166,8 +173,13 @@ def summarize(data, items):
     if data["timed_out"]:
         msgs.append("timed out")
     t = float(np.median(times)) if times and ok == total else None
-    return {"time": t, "ok": ok, "total": total, "msgs": msgs,
-            "summary": f"{ok}/{total} ok" + (f", {t * 1e3:.3f} ms" if t else "") + (f" [{msgs[0]}]" if msgs else "")}
+    return {
+        "time": t,
+        "ok": ok,
+        "total": total,
+        "msgs": msgs,
+        "summary": f"{ok}/{total} ok" + (f", {t * 1e3:.3f} ms" if t else "") + (f" [{msgs[0]}]" if msgs else ""),
+    }
 
 
 def run_batch(folder: Path, K: int, unavailable):
@@ -187,10 +199,16 @@ def run_batch(folder: Path, K: int, unavailable):
         "for _ in range(5):\n"
         "    t0 = time.perf_counter(); r = ccp.solve_batch(M, q); ts.append(time.perf_counter() - t0)\n"
         "np.save(sys.argv[2], r.x)\n"
-        "print(json.dumps({'times': ts}))\n")
+        "print(json.dumps({'times': ts}))\n"
+    )
     out = folder / "batch_z.npy"
-    p = subprocess.run([sys.executable, "-c", code, str(f), str(out)], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(HERE.parent / "src")), timeout=600)
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(f), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(HERE.parent / "src")),
+        timeout=600,
+    )
     times = json.loads(p.stdout)["times"]
     Z = np.load(out)
     res = max(residual(M[k], q[k], Z[k]) for k in range(K))
@@ -202,8 +220,7 @@ def run_batch(folder: Path, K: int, unavailable):
         if backend in unavailable:
             continue
         data = run_worker(backend, solver, sample, 300, target_s=0.05, max_reps=200)
-        single[(backend, solver)] = float(np.median([np.median(r["times"]) for r in data["results"]
-                                                     if "times" in r]))
+        single[(backend, solver)] = float(np.median([np.median(r["times"]) for r in data["results"] if "times" in r]))
     return {"K": K, "n": n, "per_problem": float(np.median(times)) / K, "max_residual": res, "single": single}
 
 
@@ -244,7 +261,7 @@ def write_report(args, solvers, table, unavailable, batch):
     goals = {"lemke_vs_siconos": [], "best_vs_peer": []}
     for fam, n in keys:
         cells, ours, peers = [], {}, {}
-        for b, s, lab in solvers:
+        for b, _s, lab in solvers:
             if b in unavailable:
                 continue
             e = table.get((fam, n, lab), {})
@@ -267,8 +284,11 @@ def write_report(args, solvers, table, unavailable, batch):
             goals["best_vs_peer"].append((fam, n, ratio))
         lines.append(f"| {fam} | {n} | " + " | ".join(cells) + f" | {r1} | {r2} |")
     lines.append("")
-    fails = [f"{lab} {fam} n={n}: {'; '.join(table[(fam, n, lab)]['msgs'][:2])}"
-             for fam, n, lab in table if table[(fam, n, lab)].get("msgs")]
+    fails = [
+        f"{lab} {fam} n={n}: {'; '.join(table[(fam, n, lab)]['msgs'][:2])}"
+        for fam, n, lab in table
+        if table[(fam, n, lab)].get("msgs")
+    ]
     if fails:
         lines += ["Answers that failed the check or did not come back:", ""]
         lines += [f"- {f}" for f in fails]
@@ -282,25 +302,33 @@ def write_report(args, solvers, table, unavailable, batch):
             f"- amortised time per problem: **{batch['per_problem'] * 1e6:.2f} µs** "
             f"(worst residual {batch['max_residual']:.1e})",
             f"- single-call time, median of 20 of the same problems: contactcp lemke "
-            f"{'—' if sc is None else f'{sc * 1e6:.2f} µs'}, Siconos LEMKE {'—' if sl is None else f'{sl * 1e6:.2f} µs'}",
+            f"{'—' if sc is None else f'{sc * 1e6:.2f} µs'}, "
+            f"Siconos LEMKE {'—' if sl is None else f'{sl * 1e6:.2f} µs'}",
         ]
         if sl:
-            lines.append(f"- ratio batch-amortised / Siconos single call: **{batch['per_problem'] / sl:.2f}** "
-                         "(goal <= 1)")
+            lines.append(
+                f"- ratio batch-amortised / Siconos single call: **{batch['per_problem'] / sl:.2f}** (goal <= 1)"
+            )
         lines.append("")
     lines += ["## Goals", ""]
     big = [r for f, n, r in goals["lemke_vs_siconos"] if n >= 100]
     small = [r for f, n, r in goals["lemke_vs_siconos"] if n <= 30]
     if big:
-        lines.append(f"- Lemke no slower than Siconos LEMKE at n >= 100: worst ratio {max(big):.2f} "
-                     f"({'met' if max(big) <= 1 else 'NOT met'}).")
+        lines.append(
+            f"- Lemke no slower than Siconos LEMKE at n >= 100: worst ratio {max(big):.2f} "
+            f"({'met' if max(big) <= 1 else 'NOT met'})."
+        )
     if small:
-        lines.append(f"- Lemke within 3x of Siconos LEMKE at n <= 30: worst ratio {max(small):.2f} "
-                     f"({'met' if max(small) <= 3 else 'NOT met'}).")
+        lines.append(
+            f"- Lemke within 3x of Siconos LEMKE at n <= 30: worst ratio {max(small):.2f} "
+            f"({'met' if max(small) <= 3 else 'NOT met'})."
+        )
     bb = [r for f, n, r in goals["best_vs_peer"] if n >= 100]
     if bb:
-        lines.append(f"- Best contactcp method within 1x of the best peer at n >= 100: worst ratio {max(bb):.2f} "
-                     f"({'met' if max(bb) <= 1 else 'NOT met'}).")
+        lines.append(
+            f"- Best contactcp method within 1x of the best peer at n >= 100: worst ratio {max(bb):.2f} "
+            f"({'met' if max(bb) <= 1 else 'NOT met'})."
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
 

@@ -59,9 +59,13 @@ def main(argv=None) -> int:
         for mu in (0.2, 0.4):
             for workers in (1, 2):
                 t0 = time.perf_counter()
-                out = subprocess.run([sys.executable, str(script), str(n), str(mu), str(workers)],
-                                     capture_output=True, text=True, check=True,
-                                     env={**os.environ, "PYTHONPATH": str(HERE.parent / "src")})
+                out = subprocess.run(
+                    [sys.executable, str(script), str(n), str(mu), str(workers)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env={**os.environ, "PYTHONPATH": str(HERE.parent / "src")},
+                )
                 wall = time.perf_counter() - t0
                 rec = json.loads(out.stdout.strip().splitlines()[-1])
                 rec.update(mu=mu, workers=workers, wall_s=wall)
@@ -83,27 +87,38 @@ def main(argv=None) -> int:
         analyse(two_finger_hand(0.4, float(t1), float(t2)).system)
     per_state = (time.perf_counter() - t0) / len(taus)
 
-    lines = ["# Contact-mode maps of the two-finger hand (Yashima & Yamaguchi, Fig. 7)", "",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-             f"Python {platform.python_version()}; date {dt.date.today().isoformat()}.",
-             f"Command: `python benchmarks/modemap.py{' --smoke' if args.smoke else ''}`.", "",
-             f"Grid {n} x {n} = {n * n} states over tau1, tau2 in [0, 10] N m; 4 sign combinations per state "
-             "(2 rolling contacts in the plane), each an LCP of size 4 solved for every state (batched Lemke; "
-             "every A_Pi here is a P-matrix, so Lemke's answer is the unique solution), then bound (23), "
-             "merging, verdict, modes and a_z per state. 'map' is the time inside `hand_map`; 'wall' adds "
-             "the interpreter start and imports. Goal: <= 10 s on 2 cores.", "",
-             "| mu | workers | map (s) | wall (s) | per state (us) | determinate | max LCP residual | goal met |",
-             "|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "# Contact-mode maps of the two-finger hand (Yashima & Yamaguchi, Fig. 7)",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}; date {dt.date.today().isoformat()}.",
+        f"Command: `python benchmarks/modemap.py{' --smoke' if args.smoke else ''}`.",
+        "",
+        f"Grid {n} x {n} = {n * n} states over tau1, tau2 in [0, 10] N m; 4 sign combinations per state "
+        "(2 rolling contacts in the plane), each an LCP of size 4 solved for every state (batched Lemke; "
+        "every A_Pi here is a P-matrix, so Lemke's answer is the unique solution), then bound (23), "
+        "merging, verdict, modes and a_z per state. 'map' is the time inside `hand_map`; 'wall' adds "
+        "the interpreter start and imports. Goal: <= 10 s on 2 cores.",
+        "",
+        "| mu | workers | map (s) | wall (s) | per state (us) | determinate | max LCP residual | goal met |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['mu']:g} | {r['workers']} | {r['map_s']:.2f} | {r['wall_s']:.2f} | "
-                     f"{1e6 * r['map_s'] / r['n']:.1f} | {r['determinate']}/{r['n']} | {r['max_residual']:.1e} | "
-                     f"{'yes' if r['map_s'] <= 10 else 'no'} |")
-    lines += ["", f"One state at a time (`analyse`: build the hand with pinocchio, 4 LCPs by `contactcp.solve`, "
-                  f"P-matrix tests, the independent check): {1e3 * per_state:.2f} ms per state, i.e. "
-                  f"{per_state * n * n:.0f} s for the same grid without batching.",
-              "", "With 2 workers the pool's start (forkserver, importing the package once) costs about a "
-                  "second, more than the work itself at this size; the sweep layer uses it by default because "
-                  "larger grids and costlier states (3-D grasps) do profit."]
+        lines.append(
+            f"| {r['mu']:g} | {r['workers']} | {r['map_s']:.2f} | {r['wall_s']:.2f} | "
+            f"{1e6 * r['map_s'] / r['n']:.1f} | {r['determinate']}/{r['n']} | {r['max_residual']:.1e} | "
+            f"{'yes' if r['map_s'] <= 10 else 'no'} |"
+        )
+    lines += [
+        "",
+        f"One state at a time (`analyse`: build the hand with pinocchio, 4 LCPs by `contactcp.solve`, "
+        f"P-matrix tests, the independent check): {1e3 * per_state:.2f} ms per state, i.e. "
+        f"{per_state * n * n:.0f} s for the same grid without batching.",
+        "",
+        "With 2 workers the pool's start (forkserver, importing the package once) costs about a "
+        "second, more than the work itself at this size; the sweep layer uses it by default because "
+        "larger grids and costlier states (3-D grasps) do profit.",
+    ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}")

@@ -26,8 +26,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from contactcp.simulate.quasistatic import solve_quasistatic  # noqa: E402
 from contactcp.scenarios.pang1994 import random_problem  # noqa: E402
+from contactcp.simulate.quasistatic import solve_quasistatic  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -48,9 +48,15 @@ def main(argv=None) -> int:
                 t0 = time.perf_counter()
                 ex = solve_quasistatic(prob, "exact", time_limit=args.time_limit)
                 te = time.perf_counter() - t0
-                rec = {"n_c": n_c, "frac": frac, "seed": seed, "exact": ex.status.name, "exact_s": te,
-                       "nodes": ex.stats().get("nodes"),
-                       "viol": max((s.max_violation for s in ex.solutions), default=0.0)}
+                rec = {
+                    "n_c": n_c,
+                    "frac": frac,
+                    "seed": seed,
+                    "exact": ex.status.name,
+                    "exact_s": te,
+                    "nodes": ex.stats().get("nodes"),
+                    "viol": max((s.max_violation for s in ex.solutions), default=0.0),
+                }
                 if ex.success:
                     for variant in ("original", "modified"):
                         t0 = time.perf_counter()
@@ -71,16 +77,21 @@ def write(args, rows):
         cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    lines = ["# Quasistatic UCP methods on random problems", "",
-             f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-             f"date {dt.date.today().isoformat()}.",
-             f"Command: `python benchmarks/quasistatic.py {' '.join(sys.argv[1:])}`".rstrip() + ".", "",
-             f"{3 * args.seeds} problems per n_c (effort-controlled joints: 0, 25 %, 50 %; seeds 0..{args.seeds - 1}); "
-             f"exact time limit {args.time_limit:g} s. Bilinear rates are over the problems the exact method "
-             "shows solvable.", "",
-             "| n_c | solvable | no solution (proved) | undecided | exact: median s | exact: max s | exact: max nodes "
-             "| bilinear original: solved | modified: solved | bilinear: median s | worst check of (2)-(10) |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# Quasistatic UCP methods on random problems",
+        "",
+        f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"date {dt.date.today().isoformat()}.",
+        f"Command: `python benchmarks/quasistatic.py {' '.join(sys.argv[1:])}`".rstrip() + ".",
+        "",
+        f"{3 * args.seeds} problems per n_c (effort-controlled joints: 0, 25 %, 50 %; seeds 0..{args.seeds - 1}); "
+        f"exact time limit {args.time_limit:g} s. Bilinear rates are over the problems the exact method "
+        "shows solvable.",
+        "",
+        "| n_c | solvable | no solution (proved) | undecided | exact: median s | exact: max s | exact: max nodes "
+        "| bilinear original: solved | modified: solved | bilinear: median s | worst check of (2)-(10) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     goal_time, goal_rate = [], []
     for n_c in sorted({r["n_c"] for r in rows}):
         sel = [r for r in rows if r["n_c"] == n_c]
@@ -91,23 +102,35 @@ def write(args, rows):
         o = sum(r["original"] for r in sol)
         m = sum(r["modified"] or r["original"] for r in sol)
         bt = [r["modified_s"] for r in sol]
-        lines.append(f"| {n_c} | {len(sol)} | {len(none)} | {und} | {np.median(ts):.3f} | {max(ts):.3f} | "
-                     f"{max(r['nodes'] or 0 for r in sel)} | {o}/{len(sol)} | {m}/{len(sol)} | "
-                     f"{np.median(bt) if bt else float('nan'):.3f} | {max(r['viol'] for r in sel):.1e} |")
+        lines.append(
+            f"| {n_c} | {len(sol)} | {len(none)} | {und} | {np.median(ts):.3f} | {max(ts):.3f} | "
+            f"{max(r['nodes'] or 0 for r in sel)} | {o}/{len(sol)} | {m}/{len(sol)} | "
+            f"{np.median(bt) if bt else float('nan'):.3f} | {max(r['viol'] for r in sel):.1e} |"
+        )
         goal_time.append((n_c, max(ts), und))
         goal_rate.append((n_c, m, len(sol)))
-    lines += ["", "'modified: solved' counts a problem solved by the original or, failing that, the modified "
-                  "variant (the paper's protocol).", "", "## Goals", ""]
+    lines += [
+        "",
+        "'modified: solved' counts a problem solved by the original or, failing that, the modified "
+        "variant (the paper's protocol).",
+        "",
+        "## Goals",
+        "",
+    ]
     hundred = [t for n, t, u in goal_time if n == 100]
     if hundred:
-        lines.append(f"- exact decides every random problem with n_c = 100 in <= 10 s: worst {hundred[0]:.2f} s "
-                     f"({'met' if hundred[0] <= 10 and all(u == 0 for n, t, u in goal_time if n == 100) else 'NOT met'}).")
+        lines.append(
+            f"- exact decides every random problem with n_c = 100 in <= 10 s: worst {hundred[0]:.2f} s "
+            f"({'met' if hundred[0] <= 10 and all(u == 0 for n, t, u in goal_time if n == 100) else 'NOT met'})."
+        )
     tot_m = sum(m for _, m, _ in goal_rate)
     tot = sum(s for _, _, s in goal_rate)
     if tot:
-        lines.append(f"- bilinear (with its restart variant) solves {tot_m}/{tot} = {100.0 * tot_m / tot:.1f} % of the "
-                     f"solvable problems, n_c up to {max(n for n, _, _ in goal_rate)} (goal >= 95 %: "
-                     f"{'met' if tot_m >= 0.95 * tot else 'NOT met'}).")
+        lines.append(
+            f"- bilinear (with its restart variant) solves {tot_m}/{tot} = {100.0 * tot_m / tot:.1f} % of the "
+            f"solvable problems, n_c up to {max(n for n, _, _ in goal_rate)} (goal >= 95 %: "
+            f"{'met' if tot_m >= 0.95 * tot else 'NOT met'})."
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
 

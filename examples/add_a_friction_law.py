@@ -23,13 +23,13 @@ class Frictionless:
 
     def forces(self, z):
         c = np.zeros(self.dim * z.size)
-        c[:: self.dim] = z                  # normal components only
+        c[:: self.dim] = z  # normal components only
         return c
 
 
 @register_law("frictionless", check_law="cone")
 def frictionless(cd):
-    n = np.arange(cd.n_c) * cd.dim          # the normal rows of a = A c + b
+    n = np.arange(cd.n_c) * cd.dim  # the normal rows of a = A c + b
     return Frictionless(ccp.LCP(cd.A[np.ix_(n, n)], cd.b[n]), cd.dim)
 
 

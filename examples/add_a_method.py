@@ -9,8 +9,7 @@ import contactcp as ccp
 from contactcp.solvers import Raw, integer, register
 
 
-@register("jacobi", ccp.LCP, description="projected Jacobi iteration (an example)",
-          options={"max_sweeps": integer(1)})
+@register("jacobi", ccp.LCP, description="projected Jacobi iteration (an example)", options={"max_sweeps": integer(1)})
 def jacobi(problem, tol, *, max_sweeps: int = 500):
     """z <- max(0, z - (M z + q) / diag(M)), all components at once."""
     M, q = problem.M, problem.q
@@ -28,6 +27,6 @@ res = ccp.solve(p, "jacobi", max_sweeps=200)
 print(res, res.x)
 assert res.success and "jacobi" in ccp.methods(p)
 try:
-    ccp.solve(p, "jacobi", max_sweeps=0)               # the registry checks the declared options
+    ccp.solve(p, "jacobi", max_sweeps=0)  # the registry checks the declared options
 except ccp.InvalidOptionError as exc:
     print("refused:", exc)

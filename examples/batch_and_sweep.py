@@ -11,7 +11,7 @@ from contactcp.sweep import grid, sweep
 rng = np.random.default_rng(0)
 K, n = 10000, 4
 A = rng.standard_normal((K, n, n))
-M = A @ A.transpose(0, 2, 1) + np.eye(n)          # positive definite: every LCP has one solution
+M = A @ A.transpose(0, 2, 1) + np.eye(n)  # positive definite: every LCP has one solution
 q = rng.standard_normal((K, n))
 batch = ccp.solve_batch(M, q)
 print(batch.count())

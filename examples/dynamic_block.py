@@ -9,7 +9,7 @@ from contactcp.models import Contact, MultibodySystem, RigidBody
 from contactcp.simulate.instant import solve_dynamic
 
 # 1 kg block, corners at (+-1, +-1, 0) on the table, mu = 0.5; gravity is added to the applied wrench
-push = 6.0                                               # N, more than mu m g = 4.905 N
+push = 6.0  # N, more than mu m g = 4.905 N
 block = RigidBody(mass=1.0, wrench=[push, 0, 0, 0, 0, 0])
 corners = [Contact(0, [x, y, 0], [0, 0, 1], mu=0.5) for x in (-1, 1) for y in (-1, 1)]
 system = MultibodySystem([block], corners)

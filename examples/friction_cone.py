@@ -10,9 +10,9 @@ import contactcp as ccp
 # one contact, W the Delassus operator of a unit mass, q the free velocity: pushed along x at 2 m/s,
 # pressed down at 1 m/s; mu = 0.5
 W = np.eye(3)
-q = np.array([-1.0, 2.0, 0.0])       # normal first, then the two tangential components
+q = np.array([-1.0, 2.0, 0.0])  # normal first, then the two tangential components
 p = ccp.FrictionContactProblem(W, q, mu=0.5)
-res = ccp.solve(p)                   # the default chain: Newton, then proximal point, then NSGS
+res = ccp.solve(p)  # the default chain: Newton, then proximal point, then NSGS
 r, u = res.x, res.w
 print(res.status.name, "r =", r.round(6), "u =", u.round(6))
 assert res.success

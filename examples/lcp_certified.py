@@ -24,8 +24,8 @@ print(res.status.name, cert.kind, "verified:", cert.verified)
 y = cert.exact if cert.exact is not None else [Fraction(v) for v in cert.vector]
 M = [[Fraction(v) for v in row] for row in bad.M.tolist()]
 assert all(v >= 0 for v in y)
-assert all(sum(M[i][j] * y[i] for i in range(2)) <= 0 for j in range(2))      # M^T y <= 0
-assert sum(Fraction(v) * yi for v, yi in zip(bad.q.tolist(), y)) < 0           # q^T y < 0
+assert all(sum(M[i][j] * y[i] for i in range(2)) <= 0 for j in range(2))  # M^T y <= 0
+assert sum(Fraction(v) * yi for v, yi in zip(bad.q.tolist(), y)) < 0  # q^T y < 0
 print("y =", [str(v) for v in y])
 
 # what was tried, and which methods apply to a problem

@@ -10,6 +10,6 @@ out = solve_quasistatic(data_set(2), method="exact")
 print(out.summary())
 assert out.success and out.solutions[0].mode_codes == "S+ S- S-"
 
-none = solve_quasistatic(data_set(4), method="exact")     # no motion exists: a proof
+none = solve_quasistatic(data_set(4), method="exact")  # no motion exists: a proof
 print(none.status.name, "-", none.result.certificate.description[:80], "...")
 assert none.status.name == "NO_SOLUTION" and none.result.certificate.verified

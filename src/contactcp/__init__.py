@@ -11,29 +11,65 @@ compiled kernels) load on the first solve, and ``solve_batch``/``warmup`` on fir
 
 from contactcp._jit import install_notice as _install_notice
 
-_install_notice()                       # one warning on the "contactcp" logger when kernels compile (cold cache)
+_install_notice()  # one warning on the "contactcp" logger when kernels compile (cold cache)
 
 from contactcp._version import __version__  # noqa: E402
-from contactcp.errors import (ContactCPError, InvalidOptionError, InvalidProblemError,  # noqa: E402
-                              InverseKinematicsError, SweepError, UnknownMethodError)
+from contactcp.errors import (  # noqa: E402
+    ContactCPError,
+    InvalidOptionError,
+    InvalidProblemError,
+    InverseKinematicsError,
+    SweepError,
+    UnknownMethodError,
+)
 from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
-from contactcp.result import (INCONCLUSIVE_STATUSES, INFEASIBLE_STATUSES, SOLVED_STATUSES, Certificate,  # noqa: E402
-                              Residual, Result, Status)
+from contactcp.result import (  # noqa: E402
+    INCONCLUSIVE_STATUSES,
+    INFEASIBLE_STATUSES,
+    SOLVED_STATUSES,
+    Certificate,
+    Residual,
+    Result,
+    Status,
+)
 from contactcp.settings import DEFAULT_TOL  # noqa: E402
 from contactcp.solvers.registry import methods, solve  # noqa: E402
 
 __all__ = [
-    "__version__", "solve", "solve_batch", "BatchResult", "methods", "DEFAULT_TOL", "warmup",
-    "LCP", "MixedLCP", "BoxLCP", "UCP", "MixedNCP", "FrictionContactProblem", "Problem",
-    "Result", "Residual", "Certificate", "Status",
-    "SOLVED_STATUSES", "INFEASIBLE_STATUSES", "INCONCLUSIVE_STATUSES",
-    "ContactCPError", "InvalidProblemError", "UnknownMethodError", "InvalidOptionError", "SweepError",
+    "__version__",
+    "solve",
+    "solve_batch",
+    "BatchResult",
+    "methods",
+    "DEFAULT_TOL",
+    "warmup",
+    "LCP",
+    "MixedLCP",
+    "BoxLCP",
+    "UCP",
+    "MixedNCP",
+    "FrictionContactProblem",
+    "Problem",
+    "Result",
+    "Residual",
+    "Certificate",
+    "Status",
+    "SOLVED_STATUSES",
+    "INFEASIBLE_STATUSES",
+    "INCONCLUSIVE_STATUSES",
+    "ContactCPError",
+    "InvalidProblemError",
+    "UnknownMethodError",
+    "InvalidOptionError",
+    "SweepError",
     "InverseKinematicsError",
 ]
 
-_LAZY = {"solve_batch": ("contactcp.solvers.batch", "solve_batch"),
-         "BatchResult": ("contactcp.solvers.batch", "BatchResult"),
-         "warmup": ("contactcp._jit", "warmup")}
+_LAZY = {
+    "solve_batch": ("contactcp.solvers.batch", "solve_batch"),
+    "BatchResult": ("contactcp.solvers.batch", "BatchResult"),
+    "warmup": ("contactcp._jit", "warmup"),
+}
 
 
 def __getattr__(name: str):

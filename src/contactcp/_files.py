@@ -17,8 +17,9 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -82,14 +83,18 @@ def read_npz(path: Path, field: str, wanted: tuple[str, ...]) -> dict[str, Any]:
     with open(path, "rb") as fh:
         head = fh.read(8)
     if head.startswith(_NPY_MAGIC):
-        raise InvalidProblemError(field, "is a .npy file (one array), not a .npz archive of named arrays; "
-                                         "write it with numpy.savez(path, M=..., q=...)")
+        raise InvalidProblemError(
+            field,
+            "is a .npy file (one array), not a .npz archive of named arrays; "
+            "write it with numpy.savez(path, M=..., q=...)",
+        )
     if not head.startswith(_ZIP_MAGIC) and head != b"PK\x05\x06":
         raise InvalidProblemError(field, "is not a .npz archive (no zip header)")
     found: dict[str, Any] = {}
     with zipfile.ZipFile(path) as zf:
-        members = {info.filename[:-4] if info.filename.endswith(".npy") else info.filename: info
-                   for info in zf.infolist()}
+        members = {
+            info.filename[:-4] if info.filename.endswith(".npy") else info.filename: info for info in zf.infolist()
+        }
         for key in wanted:
             info = members.get(key)
             if info is None:
@@ -101,15 +106,20 @@ def read_npz(path: Path, field: str, wanted: tuple[str, ...]) -> dict[str, Any]:
                 elif version == (2, 0):
                     shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
                 else:
-                    raise InvalidProblemError(key, f"array {key!r} in {path} uses .npy format {version}, "
-                                                   "which is not supported")
+                    raise InvalidProblemError(
+                        key, f"array {key!r} in {path} uses .npy format {version}, which is not supported"
+                    )
             if dtype.hasobject:
-                raise InvalidProblemError(key, f"array {key!r} in {path} holds Python objects (a pickle), "
-                                               "which are not read")
+                raise InvalidProblemError(
+                    key, f"array {key!r} in {path} holds Python objects (a pickle), which are not read"
+                )
             nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
             if nbytes > info.file_size:
-                raise InvalidProblemError(key, f"array {key!r} in {path} is truncated: its header says "
-                                               f"{nbytes} bytes, the archive holds {info.file_size}")
+                raise InvalidProblemError(
+                    key,
+                    f"array {key!r} in {path} is truncated: its header says "
+                    f"{nbytes} bytes, the archive holds {info.file_size}",
+                )
             check_memory(nbytes, key, f"array {key!r} in {path}", "refused")
             with zf.open(info) as fh:
                 found[key] = np.lib.format.read_array(fh, allow_pickle=False)
@@ -122,20 +132,23 @@ def read_json_object(path: Path, field: str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidProblemError(field, f"is not UTF-8 text (a binary file?): byte {exc.start} "
-                                         f"is 0x{raw[exc.start]:02x}") from None
+        raise InvalidProblemError(
+            field, f"is not UTF-8 text (a binary file?): byte {exc.start} is 0x{raw[exc.start]:02x}"
+        ) from None
     try:
         found = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidProblemError(field, f"cannot be read: not valid JSON ({exc.msg} at line {exc.lineno}, "
-                                         f"column {exc.colno})") from None
+        raise InvalidProblemError(
+            field, f"cannot be read: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:
         raise InvalidProblemError(field, "is nested too deeply to be read") from None
-    except ValueError as exc:           # e.g. an integer literal of more than 4300 digits
+    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
         raise InvalidProblemError(field, f"cannot be read as JSON ({exc})") from None
     if not isinstance(found, dict):
-        raise InvalidProblemError(field, f"must hold a JSON object {{\"M\": ..., ...}}, "
-                                         f"got a JSON {type(found).__name__}")
+        raise InvalidProblemError(
+            field, f'must hold a JSON object {{"M": ..., ...}}, got a JSON {type(found).__name__}'
+        )
     return found
 
 

@@ -78,8 +78,8 @@ def _problems() -> list[Any]:
     W2 = np.array([[2.0, 0.3, 0.1, 0.0], [0.3, 1.0, 0.0, 0.1], [0.1, 0.0, 2.0, 0.2], [0.0, 0.1, 0.2, 1.0]])
     return [
         LCP(M, [-1.0, 2.0, -3.0]),
-        LCP([[0.0, 1.0], [-1.0, 0.0]], [-1.0, -1.0]),                       # a ray: certificates
-        LCP([[-1.0, 0.0], [0.0, -1.0]], [-1.0, -1.0]),                      # infeasible
+        LCP([[0.0, 1.0], [-1.0, 0.0]], [-1.0, -1.0]),  # a ray: certificates
+        LCP([[-1.0, 0.0], [0.0, -1.0]], [-1.0, -1.0]),  # infeasible
         MixedLCP(M, [-1.0, 2.0, -3.0], [2]),
         BoxLCP(M, [-1.0, 2.0, -3.0], [0.0, -1.0, 0.0], [1.0, 1.0, np.inf]),
         FrictionContactProblem(W3, [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]),
@@ -95,8 +95,8 @@ def warmup(progress: bool = False) -> dict[str, Any]:
     import numpy as np
 
     from contactcp import solve, solve_batch
-    from contactcp.solvers.registry import methods
     from contactcp.errors import ContactCPError
+    from contactcp.solvers.registry import methods
 
     install_notice()
     t0 = time.perf_counter()
@@ -108,12 +108,15 @@ def warmup(progress: bool = False) -> dict[str, Any]:
                 print(f"  {type(problem).__name__}: {name}", flush=True)
             try:
                 solve(problem, name)
-            except ContactCPError:      # a method that does not take this instance; the others still run
+            except ContactCPError:  # a method that does not take this instance; the others still run
                 pass
             runs += 1
     problems = _problems()
-    extras = [(problems[0], "lemke", {"basis": [0]}),                      # warm-started Lemke
-              (problems[5], "newton", {"linear": "lu"}), (problems[5], "newton", {"linear": "gmres"})]
+    extras = [
+        (problems[0], "lemke", {"basis": [0]}),  # warm-started Lemke
+        (problems[5], "newton", {"linear": "lu"}),
+        (problems[5], "newton", {"linear": "gmres"}),
+    ]
     for problem, name, options in extras:
         try:
             solve(problem, name, **options)
@@ -122,6 +125,7 @@ def warmup(progress: bool = False) -> dict[str, Any]:
         runs += 1
     solve_batch(np.eye(2), np.array([[-1.0, -2.0], [1.0, -1.0]]))
     from contactcp.linalg.pmatrix import p_matrix_test
+
     p_matrix_test(np.array([[1.0, 0.0, 0.0], [5.0, 1.0, 0.0], [5.0, 5.0, 1.0]])[[2, 0, 1]][:, [2, 0, 1]])
     runs += 2
     return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}

@@ -8,8 +8,8 @@ immutable and callers' arrays are never aliased) or raises
 from __future__ import annotations
 
 import math
-import os
 import numbers
+import os
 from decimal import Decimal
 from typing import Any
 
@@ -18,10 +18,15 @@ from numba import njit
 
 from contactcp.errors import InvalidProblemError
 
-
 _KIND_NAMES = {
-    "b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "M": "dates (datetime64)",
-    "m": "time spans (timedelta64)", "V": "raw records (void)", "O": "Python objects",
+    "b": "booleans",
+    "c": "complex numbers",
+    "U": "strings",
+    "S": "bytes",
+    "M": "dates (datetime64)",
+    "m": "time spans (timedelta64)",
+    "V": "raw records (void)",
+    "O": "Python objects",
 }
 
 
@@ -37,8 +42,9 @@ def _where(idx: tuple[int, ...]) -> str:
 def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
     """One real number as a float, or InvalidProblemError naming ``field`` (and the index)."""
     if isinstance(value, (bool, np.bool_)):
-        raise InvalidProblemError(field, f"cannot be read as numbers: the boolean {value!r}{_where(idx)} "
-                                         "is not a number")
+        raise InvalidProblemError(
+            field, f"cannot be read as numbers: the boolean {value!r}{_where(idx)} is not a number"
+        )
     if isinstance(value, (numbers.Real, Decimal)):
         try:
             return float(value)
@@ -49,16 +55,19 @@ def _scalar(value: Any, field: str, idx: tuple[int, ...] = ()) -> float:
         except (TypeError, ValueError) as exc:
             raise InvalidProblemError(field, f"entry{_where(idx)} is not a real number ({exc})") from None
     if isinstance(value, numbers.Complex):
-        raise InvalidProblemError(field, f"cannot be read as real numbers: got the complex number "
-                                         f"{value!r}{_where(idx)}")
+        raise InvalidProblemError(
+            field, f"cannot be read as real numbers: got the complex number {value!r}{_where(idx)}"
+        )
     if isinstance(value, (str, bytes, np.str_, np.bytes_)):
-        raise InvalidProblemError(field, f"cannot be read as numbers: the string {_describe(value)}{_where(idx)} "
-                                         "is text, not a number")
+        raise InvalidProblemError(
+            field, f"cannot be read as numbers: the string {_describe(value)}{_where(idx)} is text, not a number"
+        )
     if isinstance(value, np.generic):
         kind = _KIND_NAMES.get(value.dtype.kind, str(value.dtype))
         raise InvalidProblemError(field, f"cannot be read as numbers: got {kind} ({value.dtype}){_where(idx)}")
-    raise InvalidProblemError(field, f"cannot be read as numbers: got {type(value).__name__} "
-                                     f"{_describe(value)}{_where(idx)}")
+    raise InvalidProblemError(
+        field, f"cannot be read as numbers: got {type(value).__name__} {_describe(value)}{_where(idx)}"
+    )
 
 
 def _shape_of(value: Any, field: str, idx: tuple[int, ...]) -> tuple[int, ...]:
@@ -75,10 +84,12 @@ def _shape_of(value: Any, field: str, idx: tuple[int, ...]) -> tuple[int, ...]:
             if s != shapes[0]:
                 where = f"index {_fmt(idx)}" if idx else "the top level"
                 raise InvalidProblemError(
-                    field, f"is ragged: at {where}, entry 0 has shape {shapes[0]} but entry {i} has shape {s} "
-                           "(rows must all have the same length)")
+                    field,
+                    f"is ragged: at {where}, entry 0 has shape {shapes[0]} but entry {i} has shape {s} "
+                    "(rows must all have the same length)",
+                )
         return (len(shapes),) + (shapes[0] if shapes else ())
-    if isinstance(value, np.ndarray):        # 0-d object array
+    if isinstance(value, np.ndarray):  # 0-d object array
         value = value[()]
     _scalar(value, field, idx)
     return ()
@@ -125,7 +136,7 @@ def real_array(value: Any, field: str) -> np.ndarray:
             arr = None
         if arr is not None and arr.dtype.kind in "fiu" and not _has_bool(value):
             return arr if arr.dtype == np.float64 else arr.astype(np.float64)
-        _shape_of(value, field, ())          # raises with the reason (ragged, big integer, string, ...)
+        _shape_of(value, field, ())  # raises with the reason (ragged, big integer, string, ...)
         if arr is not None and arr.dtype.kind not in "fiuO":
             _bad_kind(arr.dtype, field)
         try:
@@ -136,7 +147,7 @@ def real_array(value: Any, field: str) -> np.ndarray:
         raise InvalidProblemError(field, "must be a dense array, got a scipy sparse matrix (use .toarray())")
     if isinstance(value, (numbers.Number, Decimal, str, bytes, np.generic)) or value is None:
         return np.array(_scalar(value, field))
-    try:                                      # other array-likes (memoryview, pandas, ...)
+    try:  # other array-likes (memoryview, pandas, ...)
         arr = np.asarray(value)
     except (ValueError, TypeError, OverflowError) as exc:
         raise InvalidProblemError(field, f"cannot be read as an array of numbers ({exc})") from None
@@ -152,7 +163,7 @@ def _from_ndarray(arr: np.ndarray, field: str) -> np.ndarray:
     if kind == "f":
         with np.errstate(over="ignore"):
             out = arr.astype(np.float64)
-        if arr.dtype.itemsize > 8:            # long double: values beyond the float64 range
+        if arr.dtype.itemsize > 8:  # long double: values beyond the float64 range
             big = np.isfinite(arr) & ~np.isfinite(out)
             if big.any():
                 idx = tuple(int(i) for i in np.argwhere(big)[0])
@@ -214,8 +225,10 @@ def _check_values(arr: np.ndarray, field: str, allow_inf: str | None) -> None:
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise InvalidProblemError(
-            field, f"contains {arr[idx]} (first at index {_fmt(idx)}); only finite values are allowed"
-            if allow_inf is None else f"contains {arr[idx]} at index {_fmt(idx)}, which is not allowed here"
+            field,
+            f"contains {arr[idx]} (first at index {_fmt(idx)}); only finite values are allowed"
+            if allow_inf is None
+            else f"contains {arr[idx]} at index {_fmt(idx)}, which is not allowed here",
         )
 
 
@@ -235,8 +248,14 @@ def vector(value: Any, field: str, size: int | None = None, *, allow_inf: str | 
     ``allow_inf``: None (finite only), ``"+"`` (+inf allowed), ``"-"`` (-inf
     allowed) or ``"both"``.
     """
-    if (allow_inf is None and type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 1
-            and (size is None or value.shape[0] == size) and not value.flags.writeable):
+    if (
+        allow_inf is None
+        and type(value) is np.ndarray
+        and value.dtype == np.float64
+        and value.ndim == 1
+        and (size is None or value.shape[0] == size)
+        and not value.flags.writeable
+    ):
         # already validated and frozen by this function (the common case inside the package)
         if np.isfinite(value).all():
             return value
@@ -253,8 +272,9 @@ def vector(value: Any, field: str, size: int | None = None, *, allow_inf: str | 
     return _freeze(arr)
 
 
-def matrix(value: Any, field: str, shape: tuple[int | None, int | None] | None = None,
-           *, square: bool = False) -> np.ndarray:
+def matrix(
+    value: Any, field: str, shape: tuple[int | None, int | None] | None = None, *, square: bool = False
+) -> np.ndarray:
     """A 2-D finite float matrix, optionally square or of a given shape (None = any)."""
     arr = _as_float(value, field)
     if arr.ndim != 2:
@@ -356,5 +376,6 @@ def check_memory(nbytes: float, field: str, what: str, advice: str = "use a smal
     """
     limit = physical_memory()
     if not nbytes <= limit:
-        raise InvalidProblemError(field, f"{what} needs about {_bytes(nbytes)} of memory, more than this machine's "
-                                         f"{_bytes(limit)}; {advice}")
+        raise InvalidProblemError(
+            field, f"{what} needs about {_bytes(nbytes)} of memory, more than this machine's {_bytes(limit)}; {advice}"
+        )

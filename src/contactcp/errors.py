@@ -52,9 +52,7 @@ class UnknownMethodError(ContactCPError, ValueError):
         reason = why or "unknown method"
         names = ", ".join(repr(a) for a in self.available) or "none"
         self.why = why
-        super().__init__(
-            f"method {method!r}: {reason} for {problem_type}; available: {names}"
-        )
+        super().__init__(f"method {method!r}: {reason} for {problem_type}; available: {names}")
 
     def __reduce__(self):
         return (type(self), (self.method, self.problem_type, self.available, self.why))
@@ -90,8 +88,9 @@ class SweepError(ContactCPError, RuntimeError):
     when it was raised in another process, its traceback text hangs below it.
     """
 
-    def __init__(self, message: str, *, index: int | None = None, point: dict | None = None,
-                 chunk: tuple[int, int] | None = None):
+    def __init__(
+        self, message: str, *, index: int | None = None, point: dict | None = None, chunk: tuple[int, int] | None = None
+    ):
         self.index = index
         self.point = point
         self.chunk = chunk

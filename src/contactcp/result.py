@@ -8,8 +8,8 @@ result is :attr:`~Result.success` only when that residual is within ``tol``.
 from __future__ import annotations
 
 import enum
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -56,10 +56,11 @@ class Residual(NamedTuple):
     """How far a candidate point is from solving a problem.
 
     ``value`` is the number compared with a tolerance.  For the linear problems every row is
-    measured in its own scale, ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` with ``Z_j = max_i |q_i| / max_i |M_ij|`` (the size of the
-    row's terms, each unknown counted at most at the size where its column's terms reach the size of
-    the data ``q``; the same with ``A``, ``b`` for the equations of a UCP): ``value = max_i |min(z_i, w_i / s_i)|`` (the natural map of the
-    row-equilibrated problem; ``|w_i| / s_i`` on equation rows, ``|z_i - mid(l_i, u_i, z_i -
+    measured in its own scale, ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` with
+    ``Z_j = max_i |q_i| / max_i |M_ij|`` (the size of the row's terms, each unknown counted at most
+    at the size where its column's terms reach the size of the data ``q``; the same with ``A``,
+    ``b`` for the equations of a UCP): ``value = max_i |min(z_i, w_i / s_i)|`` (the natural map of
+    the row-equilibrated problem; ``|w_i| / s_i`` on equation rows, ``|z_i - mid(l_i, u_i, z_i -
     w_i / s_i)|`` for a box LCP), where ``w_i`` is the *exact* value of ``(M z + q)_i``: it is
     computed in doubled precision (compensated products and sums) and ``value`` is the largest value
     its error bound allows, so rounding can never hide a violation; rows that floating point cannot
@@ -150,8 +151,10 @@ class Result:
 
     def __repr__(self) -> str:
         res = "n/a" if self.residual is None else f"{self.residual.value:.3e}"
-        return (f"Result(status={self.status.name}, method={self.method!r}, "
-                f"residual={res}, iterations={self.iterations}, time={self.time:.3g}s)")
+        return (
+            f"Result(status={self.status.name}, method={self.method!r}, "
+            f"residual={res}, iterations={self.iterations}, time={self.time:.3g}s)"
+        )
 
     def summary(self) -> str:
         """A few readable lines for a terminal."""
@@ -164,12 +167,13 @@ class Result:
         ]
         if self.residual is not None:
             r = self.residual
-            lines.append(f"residual:   {r.value:.3e} (tol {self.tol:.1e}; natural {r.natural:.3e}, "
-                         f"|z.w| {r.complementarity:.3e}, scale {r.scale:.3g})")
+            lines.append(
+                f"residual:   {r.value:.3e} (tol {self.tol:.1e}; natural {r.natural:.3e}, "
+                f"|z.w| {r.complementarity:.3e}, scale {r.scale:.3g})"
+            )
         if self.certificate is not None:
             c = self.certificate
-            lines.append(f"certificate: {c.kind} ({'verified' if c.verified else 'NOT verified'}): "
-                         f"{c.description}")
+            lines.append(f"certificate: {c.kind} ({'verified' if c.verified else 'NOT verified'}): {c.description}")
         if self.x is not None and self.x.size <= 12:
             lines.append(f"x:          {np.array2string(self.x, precision=6)}")
             if self.w is not None:
@@ -178,8 +182,10 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary (arrays as lists, status by name)."""
+
         def arr(a):
             return None if a is None else np.asarray(a, dtype=float).tolist()
+
         out: dict[str, Any] = {
             "status": self.status.name,
             "success": self.success,
@@ -201,7 +207,10 @@ class Result:
                 "verified": self.certificate.verified,
                 "description": self.certificate.description,
                 "checks": {k: float(v) for k, v in self.certificate.checks.items()},
-                "exact": (None if self.certificate.exact is None
-                          else [f"{v.numerator}/{v.denominator}" for v in self.certificate.exact]),
+                "exact": (
+                    None
+                    if self.certificate.exact is None
+                    else [f"{v.numerator}/{v.denominator}" for v in self.certificate.exact]
+                ),
             }
         return out

@@ -23,6 +23,7 @@ import pytest
 from contactcp.cli import main
 from support.paths import ROOT
 
+
 @pytest.fixture(scope="module", autouse=True)
 def _kernels_compiled():
     """Compile (or load) every kernel first and mark the compile notice as given: a case that
@@ -44,6 +45,7 @@ def npz(**arrays):
     def make(path: Path) -> None:
         with open(path, "wb") as fh:
             np.savez(fh, **arrays)
+
     return make
 
 
@@ -99,12 +101,15 @@ def lcp_json(M, q) -> str:
 BIG = "9" * 400
 
 
-SCENE = {"bodies": [{"mass": 1.0, "inertia": 0.1}],
-         "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}]}
-ARM_SCENE = {"bodies": [{"mass": 1.0, "inertia": 0.1}],
-             "arms": [{"dh": [[0, 0, 0, 0]], "joint_types": "P", "masses": [0.1], "q": [0.0]}],
-             "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5,
-                           "other": {"arm": 0, "link": 0}}]}
+SCENE = {
+    "bodies": [{"mass": 1.0, "inertia": 0.1}],
+    "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}],
+}
+ARM_SCENE = {
+    "bodies": [{"mass": 1.0, "inertia": 0.1}],
+    "arms": [{"dh": [[0, 0, 0, 0]], "joint_types": "P", "masses": [0.1], "q": [0.0]}],
+    "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5, "other": {"arm": 0, "link": 0}}],
+}
 
 
 def scene(body=None, contact=None, arm=None, top=None, base=SCENE) -> str:
@@ -119,6 +124,7 @@ def scene(body=None, contact=None, arm=None, top=None, base=SCENE) -> str:
 
 def quasistatic_json(**changes) -> str:
     from contactcp.scenarios.pang1994 import _D, _J_N, _J_T, DATA
+
     P, td, mu = DATA[1]
     d = {"P": np.asarray(P, dtype=float).tolist(), "J_n": _J_N, "J_t": _J_T, "theta_dot": td, "d": _D, "mu": mu}
     d.update(changes)
@@ -127,11 +133,13 @@ def quasistatic_json(**changes) -> str:
 
 # --------------------------------------------------------------- FCLIB makers
 
+
 def fclib(kind: str):
     def make(path: Path) -> None:
         import h5py
 
         from contactcp.io.fclib import FclibLocal, write_local
+
         write_local(path, FclibLocal(W=np.eye(3), q=np.array([-1.0, 0.0, 0.0]), mu=np.array([0.5])))
         folder = path.parent
         with h5py.File(path, "a") as f:
@@ -179,6 +187,7 @@ def fclib(kind: str):
         if kind == "truncated":
             data = path.read_bytes()
             path.write_bytes(data[: len(data) // 3])
+
     return make
 
 
@@ -193,8 +202,12 @@ CASES = [
     ("lcp-400-digit-q", {"p.json": '{"M": [[1]], "q": [' + BIG + "]}"}, ["lcp", "p.json"], "q: entry at index 0"),
     ("lcp-400-digit-M", {"p.json": '{"M": [[' + BIG + ']], "q": [1]}'}, ["lcp", "p.json"], "M: entry at index (0, 0)"),
     ("lcp-5000-digit", {"p.json": '{"M": [[1]], "q": [' + "7" * 5000 + "]}"}, ["lcp", "p.json"], "p.json"),
-    ("lcp-strings", {"p.json": lcp_json([["1", "2"], ["3", "4"]], [1, 2])}, ["lcp", "p.json"],
-     "M: cannot be read as numbers"),
+    (
+        "lcp-strings",
+        {"p.json": lcp_json([["1", "2"], ["3", "4"]], [1, 2])},
+        ["lcp", "p.json"],
+        "M: cannot be read as numbers",
+    ),
     ("lcp-booleans", {"p.json": lcp_json([[True, False], [False, True]], [1, 2])}, ["lcp", "p.json"], "M: "),
     ("lcp-bool-in-q", {"p.json": lcp_json(_M2, [1.5, True])}, ["lcp", "p.json"], "q: "),
     ("lcp-null-entry", {"p.json": lcp_json(_M2, [1, None])}, ["lcp", "p.json"], "q: "),
@@ -221,16 +234,36 @@ CASES = [
     ("npz-pickle", {"p.npz": npz_pickle}, ["lcp", "p.npz"], "M: array 'M'"),
     ("npz-huge-header", {"p.npz": npz_huge_header}, ["lcp", "p.npz"], "M: array 'M'"),
     ("npz-bad-crc", {"p.npz": npz_bad_crc}, ["lcp", "p.npz"], "p.npz: cannot be read"),
-    ("npz-complex", {"p.npz": npz(M=np.eye(2) * (1 + 1j), q=np.ones(2))}, ["lcp", "p.npz"],
-     "M: cannot be read as real numbers"),
-    ("npz-bool", {"p.npz": npz(M=np.eye(2, dtype=bool), q=np.ones(2))}, ["lcp", "p.npz"],
-     "M: cannot be read as real numbers"),
-    ("npz-strings", {"p.npz": npz(M=np.array([["1", "0"], ["0", "1"]]), q=np.ones(2))}, ["lcp", "p.npz"],
-     "M: cannot be read as real numbers"),
-    ("npz-datetime", {"p.npz": npz(M=np.eye(2).astype("datetime64[s]"), q=np.ones(2))}, ["lcp", "p.npz"],
-     "M: cannot be read as real numbers"),
-    ("npz-timedelta", {"p.npz": npz(M=np.eye(2), q=np.ones(2).astype("timedelta64[s]"))}, ["lcp", "p.npz"],
-     "q: cannot be read as real numbers"),
+    (
+        "npz-complex",
+        {"p.npz": npz(M=np.eye(2) * (1 + 1j), q=np.ones(2))},
+        ["lcp", "p.npz"],
+        "M: cannot be read as real numbers",
+    ),
+    (
+        "npz-bool",
+        {"p.npz": npz(M=np.eye(2, dtype=bool), q=np.ones(2))},
+        ["lcp", "p.npz"],
+        "M: cannot be read as real numbers",
+    ),
+    (
+        "npz-strings",
+        {"p.npz": npz(M=np.array([["1", "0"], ["0", "1"]]), q=np.ones(2))},
+        ["lcp", "p.npz"],
+        "M: cannot be read as real numbers",
+    ),
+    (
+        "npz-datetime",
+        {"p.npz": npz(M=np.eye(2).astype("datetime64[s]"), q=np.ones(2))},
+        ["lcp", "p.npz"],
+        "M: cannot be read as real numbers",
+    ),
+    (
+        "npz-timedelta",
+        {"p.npz": npz(M=np.eye(2), q=np.ones(2).astype("timedelta64[s]"))},
+        ["lcp", "p.npz"],
+        "q: cannot be read as real numbers",
+    ),
     ("npz-missing-q", {"p.npz": npz(M=np.eye(2))}, ["lcp", "p.npz"], "missing 'q'"),
     ("npz-empty-file", {"p.npz": b""}, ["lcp", "p.npz"], "p.npz: is not a .npz archive"),
     ("npz-text-file", {"p.npz": "M = [[1]]"}, ["lcp", "p.npz"], "p.npz: is not a .npz archive"),
@@ -238,8 +271,12 @@ CASES = [
     ("lcp-missing-file", {}, ["lcp", "nothere.json"], "nothere.json: no such file"),
     ("lcp-directory", {"d.json/x": "1"}, ["lcp", "d.json"], "d.json: is a directory"),
     ("lcp-unknown-suffix", {"p.txt": "1"}, ["lcp", "p.txt"], "p.txt: unknown file type"),
-    ("lcp-unknown-method", {"p.json": lcp_json(_M2, [1, 1])}, ["lcp", "p.json", "--method", "simplex"],
-     "method 'simplex'"),
+    (
+        "lcp-unknown-method",
+        {"p.json": lcp_json(_M2, [1, 1])},
+        ["lcp", "p.json", "--method", "simplex"],
+        "method 'simplex'",
+    ),
     ("lcp-negative-tol", {"p.json": lcp_json(_M2, [1, 1])}, ["lcp", "p.json", "--tol", "-1"], "option 'tol'"),
     ("lcp-inf-tol", {"p.json": lcp_json(_M2, [1, 1])}, ["lcp", "p.json", "--tol", "inf"], "--tol"),
     ("lcp-nan-tol", {"p.json": lcp_json(_M2, [1, 1])}, ["lcp", "p.json", "--tol", "nan"], "--tol"),
@@ -248,14 +285,30 @@ CASES = [
     ("lcp-no-file", {}, ["lcp"], "file"),
     ("unknown-command", {}, ["frobnicate"], "frobnicate"),
     # --- dynamic: scene files
-    ("scene-v_t-string", {"s.json": scene(contact={"state": "sliding", "v_t": "abc"})}, ["dynamic", "s.json"],
-     "C1.v_t"),
-    ("scene-v_t-ragged", {"s.json": scene(contact={"state": "sliding", "v_t": [[1, 2], [3]]})},
-     ["dynamic", "s.json"], "C1.v_t: is ragged"),
-    ("scene-v_t-three", {"s.json": scene(contact={"state": "sliding", "v_t": [1, 2, 3]})}, ["dynamic", "s.json"],
-     "C1.v_t"),
-    ("scene-binary", {"s.json": b"\x89PNG\r\n\x1a\n" + bytes(range(256))}, ["dynamic", "s.json"],
-     "s.json: is not UTF-8"),
+    (
+        "scene-v_t-string",
+        {"s.json": scene(contact={"state": "sliding", "v_t": "abc"})},
+        ["dynamic", "s.json"],
+        "C1.v_t",
+    ),
+    (
+        "scene-v_t-ragged",
+        {"s.json": scene(contact={"state": "sliding", "v_t": [[1, 2], [3]]})},
+        ["dynamic", "s.json"],
+        "C1.v_t: is ragged",
+    ),
+    (
+        "scene-v_t-three",
+        {"s.json": scene(contact={"state": "sliding", "v_t": [1, 2, 3]})},
+        ["dynamic", "s.json"],
+        "C1.v_t",
+    ),
+    (
+        "scene-binary",
+        {"s.json": b"\x89PNG\r\n\x1a\n" + bytes(range(256))},
+        ["dynamic", "s.json"],
+        "s.json: is not UTF-8",
+    ),
     ("scene-not-object", {"s.json": "[1, 2]"}, ["dynamic", "s.json"], "s.json: must hold a JSON object"),
     ("scene-not-json", {"s.json": "{bodies: 1}"}, ["dynamic", "s.json"], "s.json: cannot be read"),
     ("scene-no-bodies", {"s.json": scene(top={"bodies": []})}, ["dynamic", "s.json"], "bodies"),
@@ -263,37 +316,61 @@ CASES = [
     ("scene-mass-string", {"s.json": scene(body={"mass": "abc"})}, ["dynamic", "s.json"], "bodies[0].mass"),
     ("scene-mass-negative", {"s.json": scene(body={"mass": -1})}, ["dynamic", "s.json"], "bodies[0].mass"),
     ("scene-mass-bool", {"s.json": scene(body={"mass": True})}, ["dynamic", "s.json"], "bodies[0].mass"),
-    ("scene-mass-400-digits", {"s.json": scene(body={"mass": 1}).replace('"mass": 1', '"mass": ' + BIG)},
-     ["dynamic", "s.json"], "bodies[0].mass"),
-    ("scene-inertia-ragged", {"s.json": scene(body={"inertia": [[1, 0, 0], [0, 1]]})}, ["dynamic", "s.json"],
-     "bodies[0].inertia"),
-    ("scene-wrench-short", {"s.json": scene(body={"wrench": [1, 2, 3]})}, ["dynamic", "s.json"],
-     "bodies[0].wrench"),
-    ("scene-gravity-strings", {"s.json": scene(body={"gravity": ["0", "0", "-9.81"]})}, ["dynamic", "s.json"],
-     "bodies[0].gravity"),
-    ("scene-normal-not-unit", {"s.json": scene(contact={"normal": [0, 0, 2]})}, ["dynamic", "s.json"],
-     "C1.normal"),
+    (
+        "scene-mass-400-digits",
+        {"s.json": scene(body={"mass": 1}).replace('"mass": 1', '"mass": ' + BIG)},
+        ["dynamic", "s.json"],
+        "bodies[0].mass",
+    ),
+    (
+        "scene-inertia-ragged",
+        {"s.json": scene(body={"inertia": [[1, 0, 0], [0, 1]]})},
+        ["dynamic", "s.json"],
+        "bodies[0].inertia",
+    ),
+    ("scene-wrench-short", {"s.json": scene(body={"wrench": [1, 2, 3]})}, ["dynamic", "s.json"], "bodies[0].wrench"),
+    (
+        "scene-gravity-strings",
+        {"s.json": scene(body={"gravity": ["0", "0", "-9.81"]})},
+        ["dynamic", "s.json"],
+        "bodies[0].gravity",
+    ),
+    ("scene-normal-not-unit", {"s.json": scene(contact={"normal": [0, 0, 2]})}, ["dynamic", "s.json"], "C1.normal"),
     ("scene-point-null", {"s.json": scene(contact={"point": [0, None, 0]})}, ["dynamic", "s.json"], "C1.point"),
     ("scene-mu-negative", {"s.json": scene(contact={"mu": -1})}, ["dynamic", "s.json"], "C1.mu"),
     ("scene-mu-string", {"s.json": scene(contact={"mu": "abc"})}, ["dynamic", "s.json"], "C1.mu"),
     ("scene-state", {"s.json": scene(contact={"state": "flying"})}, ["dynamic", "s.json"], "C1.state"),
-    ("scene-tangent-parallel", {"s.json": scene(contact={"tangent": [0, 0, 1]})}, ["dynamic", "s.json"],
-     "C1.tangent"),
+    ("scene-tangent-parallel", {"s.json": scene(contact={"tangent": [0, 0, 1]})}, ["dynamic", "s.json"], "C1.tangent"),
     ("scene-body-index", {"s.json": scene(contact={"body": 3})}, ["dynamic", "s.json"], "C1.body"),
     ("scene-body-float", {"s.json": scene(contact={"body": 0.0})}, ["dynamic", "s.json"], "C1.body"),
     ("scene-planar-string", {"s.json": scene(top={"planar": "yes"})}, ["dynamic", "s.json"], "planar"),
     ("scene-other", {"s.json": scene(contact={"other": "wall"})}, ["dynamic", "s.json"], "contacts[0].other"),
-    ("scene-arm-index", {"s.json": scene(contact={"other": {"arm": 4, "link": 0}}, base=ARM_SCENE)},
-     ["dynamic", "s.json"], "C1.other"),
-    ("scene-arm-dh-ragged", {"s.json": scene(arm={"dh": [[0, 0, 0, 0], [0, 0]]}, base=ARM_SCENE)},
-     ["dynamic", "s.json"], "dh"),
+    (
+        "scene-arm-index",
+        {"s.json": scene(contact={"other": {"arm": 4, "link": 0}}, base=ARM_SCENE)},
+        ["dynamic", "s.json"],
+        "C1.other",
+    ),
+    (
+        "scene-arm-dh-ragged",
+        {"s.json": scene(arm={"dh": [[0, 0, 0, 0], [0, 0]]}, base=ARM_SCENE)},
+        ["dynamic", "s.json"],
+        "dh",
+    ),
     ("scene-arm-no-q", {"s.json": scene(arm={"q": None}, base=ARM_SCENE)}, ["dynamic", "s.json"], "arms[0].q"),
-    ("scene-arm-model", {"s.json": scene(arm={"model": "kuka"}, base=ARM_SCENE)}, ["dynamic", "s.json"],
-     "arms[0].model"),
-    ("scene-arm-joint-types", {"s.json": scene(arm={"joint_types": "X"}, base=ARM_SCENE)}, ["dynamic", "s.json"],
-     "joint_types"),
-    ("scene-arm-q-complex-string", {"s.json": scene(arm={"q": ["1j"]}, base=ARM_SCENE)}, ["dynamic", "s.json"],
-     ".q"),
+    (
+        "scene-arm-model",
+        {"s.json": scene(arm={"model": "kuka"}, base=ARM_SCENE)},
+        ["dynamic", "s.json"],
+        "arms[0].model",
+    ),
+    (
+        "scene-arm-joint-types",
+        {"s.json": scene(arm={"joint_types": "X"}, base=ARM_SCENE)},
+        ["dynamic", "s.json"],
+        "joint_types",
+    ),
+    ("scene-arm-q-complex-string", {"s.json": scene(arm={"q": ["1j"]}, base=ARM_SCENE)}, ["dynamic", "s.json"], ".q"),
     ("scene-missing-file", {}, ["dynamic", "none.json"], "none.json"),
     ("scene-directory", {"d/x": "1"}, ["dynamic", "d"], "d: is a directory"),
     # --- dynamic: options
@@ -319,8 +396,12 @@ CASES = [
     ("hand2d-out-suffix", {"old.npz": b"OLD"}, ["hand2d", "--map", "--out", "m.txt"], "--out"),
     ("hand2d-out-folder", {}, ["hand2d", "--map", "--out", "nofolder/m.npz"], "--out"),
     ("hand2d-out-is-dir", {"m.npz/keep": "x"}, ["hand2d", "--map", "--out", "m.npz"], "--out"),
-    ("hand2d-picture-suffix", {"m.npz": b"OLD TABLE"}, ["hand2d", "--map", "--out", "m.npz", "--picture", "m.bmp"],
-     "--picture"),
+    (
+        "hand2d-picture-suffix",
+        {"m.npz": b"OLD TABLE"},
+        ["hand2d", "--map", "--out", "m.npz", "--picture", "m.bmp"],
+        "--picture",
+    ),
     # --- grasp
     ("grasp-picture-suffix", {"g.png": b"OLD PICTURE"}, ["grasp", "puma3", "--picture", "g.gif"], "--picture"),
     ("grasp-picture-folder", {}, ["grasp", "puma3", "--picture", "no/g.png"], "--picture"),
@@ -339,15 +420,31 @@ CASES = [
     ("fclib-missing", {}, ["fclib", "none.hdf5"], "none.hdf5: no such file"),
     ("fclib-text", {"p.hdf5": "not HDF5"}, ["fclib", "p.hdf5"], "p.hdf5: not an HDF5 file"),
     ("fclib-truncated", {"p.hdf5": fclib("truncated")}, ["fclib", "p.hdf5", "--json"], "p.hdf5"),
-    ("fclib-external-storage", {"p.hdf5": fclib("external")}, ["fclib", "p.hdf5", "--json"],
-     "/fclib_local/vectors/q uses HDF5 external storage"),
-    ("fclib-external-link", {"p.hdf5": fclib("elink")}, ["fclib", "p.hdf5", "--json"],
-     "/fclib_local/vectors/q is an external link"),
+    (
+        "fclib-external-storage",
+        {"p.hdf5": fclib("external")},
+        ["fclib", "p.hdf5", "--json"],
+        "/fclib_local/vectors/q uses HDF5 external storage",
+    ),
+    (
+        "fclib-external-link",
+        {"p.hdf5": fclib("elink")},
+        ["fclib", "p.hdf5", "--json"],
+        "/fclib_local/vectors/q is an external link",
+    ),
     ("fclib-soft-link", {"p.hdf5": fclib("soft")}, ["fclib", "p.hdf5", "--json"], "/fclib_local/vectors/q is a soft"),
-    ("fclib-virtual", {"p.hdf5": fclib("virtual")}, ["fclib", "p.hdf5", "--json"],
-     "/fclib_local/vectors/q is a virtual dataset"),
-    ("fclib-huge-dataset", {"p.hdf5": fclib("huge")}, ["fclib", "p.hdf5", "--json"],
-     "q: dataset /fclib_local/vectors/q"),
+    (
+        "fclib-virtual",
+        {"p.hdf5": fclib("virtual")},
+        ["fclib", "p.hdf5", "--json"],
+        "/fclib_local/vectors/q is a virtual dataset",
+    ),
+    (
+        "fclib-huge-dataset",
+        {"p.hdf5": fclib("huge")},
+        ["fclib", "p.hdf5", "--json"],
+        "q: dataset /fclib_local/vectors/q",
+    ),
     ("fclib-huge-matrix", {"p.hdf5": fclib("huge_matrix")}, ["fclib", "p.hdf5", "--json"], "W"),
     ("fclib-string-q", {"p.hdf5": fclib("string_q")}, ["fclib", "p.hdf5"], "q: dataset /fclib_local/vectors/q"),
     ("fclib-spacedim", {"p.hdf5": fclib("spacedim4")}, ["fclib", "p.hdf5"], "spacedim"),
@@ -358,8 +455,12 @@ CASES = [
     # --- reproduce
     ("reproduce-unknown", {}, ["reproduce", "nope", "--out", "res"], "nope"),
     ("reproduce-resolution-1", {}, ["reproduce", "yashima", "--resolution", "1", "--out", "res"], "--resolution"),
-    ("reproduce-resolution-huge", {}, ["reproduce", "yashima", "--resolution", "100000", "--out", "res"],
-     "--resolution"),
+    (
+        "reproduce-resolution-huge",
+        {},
+        ["reproduce", "yashima", "--resolution", "100000", "--out", "res"],
+        "--resolution",
+    ),
     ("reproduce-out-is-file", {"res": "a file"}, ["reproduce", "lcp_families", "--quick", "--out", "res"], "--out"),
 ]
 
@@ -402,7 +503,7 @@ def test_bad_input_exit_2_one_line(tmp_path, monkeypatch, capsys, files, argv, n
     assert len(lines) == 1, err
     assert needle in lines[0], lines[0]
     assert "Traceback" not in err and out == ""
-    assert _snapshot(tmp_path) == before          # nothing left behind, every existing file intact
+    assert _snapshot(tmp_path) == before  # nothing left behind, every existing file intact
 
 
 def test_no_bytes_of_another_file_reach_the_output(tmp_path, monkeypatch, capsys):
@@ -416,8 +517,16 @@ def test_no_bytes_of_another_file_reach_the_output(tmp_path, monkeypatch, capsys
 
 # ----------------------------------------------------------- real processes
 
-SUBPROCESS_CASES = ["lcp-ragged-M", "lcp-400-digit-q", "npz-is-npy", "scene-binary", "fclib-directory",
-                    "hand2d-tau-max-inf", "dynamic-random-huge", "hand2d-map-huge"]
+SUBPROCESS_CASES = [
+    "lcp-ragged-M",
+    "lcp-400-digit-q",
+    "npz-is-npy",
+    "scene-binary",
+    "fclib-directory",
+    "hand2d-tau-max-inf",
+    "dynamic-random-huge",
+    "hand2d-map-huge",
+]
 
 
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)
@@ -428,8 +537,14 @@ def test_bad_input_in_a_real_process(tmp_path, name):
     _setup(tmp_path, files)
     before = _snapshot(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "CONTACTCP_DEBUG"}
-    p = subprocess.run([sys.executable, "-m", "contactcp.cli", *argv], capture_output=True, text=True,
-                       cwd=tmp_path, env=env, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "contactcp.cli", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], p.stderr
@@ -438,6 +553,7 @@ def test_bad_input_in_a_real_process(tmp_path, name):
 
 
 # ------------------------------------------------- outputs: atomic, all or nothing
+
 
 def _fail_savefig(monkeypatch):
     """matplotlib's savefig writes half a file, then the disk is full."""
@@ -457,19 +573,24 @@ def test_failed_picture_keeps_old_outputs_and_writes_no_table(tmp_path, monkeypa
     (tmp_path / "m.png").write_bytes(b"OLD PICTURE")
     before = _snapshot(tmp_path)
     _fail_savefig(monkeypatch)
-    code = main(["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json",
-                 "--out", "m.npz", "--picture", "m.png"])
+    code = main(
+        ["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json", "--out", "m.npz", "--picture", "m.png"]
+    )
     out, err = capsys.readouterr()
     assert code == 2 and len(err.strip().splitlines()) == 1 and "No space left" in err
     assert out == ""
-    assert _snapshot(tmp_path) == before       # the table was not committed either: both or neither
+    assert _snapshot(tmp_path) == before  # the table was not committed either: both or neither
 
 
 def test_failed_picture_leaves_no_first_output(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     _fail_savefig(monkeypatch)
-    assert main(["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json",
-                 "--out", "m.csv", "--picture", "m.png"]) == 2
+    assert (
+        main(
+            ["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json", "--out", "m.csv", "--picture", "m.png"]
+        )
+        == 2
+    )
     capsys.readouterr()
     assert _snapshot(tmp_path) == {}
 
@@ -486,14 +607,19 @@ def test_failed_grasp_picture_keeps_the_old_one(tmp_path, monkeypatch, capsys):
 def test_successful_outputs_replace_old_ones(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.npz").write_bytes(b"OLD TABLE")
-    assert main(["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json",
-                 "--out", "m.npz", "--picture", "m.png"]) == 0
+    assert (
+        main(
+            ["hand2d", "--map", "--resolution", "3", "--workers", "1", "--json", "--out", "m.npz", "--picture", "m.png"]
+        )
+        == 0
+    )
     capsys.readouterr()
     from contactcp.sweep import Table
+
     table = Table.load(tmp_path / "m.npz")
     assert len(table) == 9 and set(np.unique(table["tau1"])) == {0.0, 5.0, 10.0}
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "m.png"]     # no temporary files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "m.png"]  # no temporary files
 
 
 def _fake_experiment(monkeypatch, interrupt: bool):
@@ -519,7 +645,7 @@ def test_interrupted_reproduce_keeps_the_previous_results(tmp_path, monkeypatch,
     assert main(["reproduce", "lcp_families", "--quick", "--out", str(tmp_path / "res")]) == 130
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == "contactcp: interrupted"
-    assert _snapshot(tmp_path) == before       # the old folder as it was, no temporary folder
+    assert _snapshot(tmp_path) == before  # the old folder as it was, no temporary folder
 
 
 def test_interrupted_first_reproduce_leaves_nothing(tmp_path, monkeypatch, capsys):
@@ -537,11 +663,15 @@ def test_finished_reproduce_replaces_the_folder_as_a_whole(tmp_path, monkeypatch
     assert main(["reproduce", "lcp_families", "--quick", "--out", str(tmp_path / "res")]) == 0
     out = capsys.readouterr().out
     assert f"wrote {old / 'table.md'}" in out
-    assert _snapshot(tmp_path / "res") == {"lcp_families": None, "lcp_families/table.csv": b"NEW CSV",
-                                           "lcp_families/table.md": b"NEW TABLE"}
+    assert _snapshot(tmp_path / "res") == {
+        "lcp_families": None,
+        "lcp_families/table.csv": b"NEW CSV",
+        "lcp_families/table.md": b"NEW TABLE",
+    }
 
 
 # ----------------------------------------------------- unexpected errors and notices
+
 
 def test_internal_error_is_one_line_exit_1(monkeypatch, capsys):
     import contactcp.cli as cli
@@ -553,8 +683,9 @@ def test_internal_error_is_one_line_exit_1(monkeypatch, capsys):
     monkeypatch.delenv("CONTACTCP_DEBUG", raising=False)
     assert main(["methods"]) == 1
     err = capsys.readouterr().err
-    assert err.strip().splitlines() == ["contactcp: internal error: RuntimeError: a bug over two lines "
-                                        "(set CONTACTCP_DEBUG=1 for the traceback)"]
+    assert err.strip().splitlines() == [
+        "contactcp: internal error: RuntimeError: a bug over two lines (set CONTACTCP_DEBUG=1 for the traceback)"
+    ]
     monkeypatch.setenv("CONTACTCP_DEBUG", "1")
     assert main(["methods"]) == 1
     err = capsys.readouterr().err
@@ -582,8 +713,9 @@ def test_compile_notice_is_one_line_once(monkeypatch, capsys):
     def make_kernel():
         def kernel(x):
             return x + 1.0
+
         kernel.__module__ = "contactcp.fake_kernels"
-        return numba.njit(kernel)           # no cache: compiles on every new dispatcher
+        return numba.njit(kernel)  # no cache: compiles on every new dispatcher
 
     def cmd(args):
         make_kernel()(1.0)
@@ -594,8 +726,9 @@ def test_compile_notice_is_one_line_once(monkeypatch, capsys):
     monkeypatch.setitem(jit._state, "said", False)
     assert main(["methods"]) == 0
     err = capsys.readouterr().err
-    assert err.strip().splitlines() == [f"contactcp: compiling numerical kernels once (about "
-                                        f"{jit.COLD_COMPILE_SECONDS} s); later runs use the cache"]
+    assert err.strip().splitlines() == [
+        f"contactcp: compiling numerical kernels once (about {jit.COLD_COMPILE_SECONDS} s); later runs use the cache"
+    ]
     assert main(["methods"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -605,7 +738,8 @@ def test_warmup_command(capsys):
     out = capsys.readouterr().out
     assert "numerical kernel" in out and ("compiled" in out)
     from contactcp.solvers.lcp import lemke_kernel
-    assert lemke_kernel.lemke_cold_solve.overloads       # compiled (or loaded) in this process
+
+    assert lemke_kernel.lemke_cold_solve.overloads  # compiled (or loaded) in this process
 
 
 def test_readme_documents_warmup_next_to_the_install_commands():

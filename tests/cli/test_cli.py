@@ -60,14 +60,17 @@ def test_lcp_npz_and_methods(tmp_path, capsys):
     assert "NO_SOLUTION" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("content, args, needle", [
-    ('{"M": [[1, 2, 3]], "q": [1]}', [], "M: must be square"),
-    ('{"M": [[1]]}', [], "missing 'q'"),
-    ('{"M": [[1]], "q": [NaN]}', [], "q: contains NaN"),
-    ("not json", [], "cannot be read"),
-    ('{"M": [[1]], "q": [1]}', ["--method", "simplex"], "method 'simplex': unknown method"),
-    ('{"M": [[1]], "q": [1]}', ["--tol", "-1"], "option 'tol'"),
-])
+@pytest.mark.parametrize(
+    "content, args, needle",
+    [
+        ('{"M": [[1, 2, 3]], "q": [1]}', [], "M: must be square"),
+        ('{"M": [[1]]}', [], "missing 'q'"),
+        ('{"M": [[1]], "q": [NaN]}', [], "q: contains NaN"),
+        ("not json", [], "cannot be read"),
+        ('{"M": [[1]], "q": [1]}', ["--method", "simplex"], "method 'simplex': unknown method"),
+        ('{"M": [[1]], "q": [1]}', ["--tol", "-1"], "option 'tol'"),
+    ],
+)
 def test_bad_input_one_line_exit_2(tmp_path, content, args, needle):
     f = tmp_path / "bad.json"
     f.write_text(content)
@@ -97,9 +100,9 @@ def test_reproduce_buffo2006_and_yashima_quick(tmp_path, capsys):
     t3 = (tmp_path / "buffo2006" / "table3.md").read_text()
     rows = [ln for ln in t3.splitlines() if ln.startswith("| 0.")]
     default = [ln for ln in rows if "| default" in ln]
-    assert len(rows) == 20 and len(default) == 10                # 5 mu x 2 backends x 2 variants
-    assert all("| SOLVED |" in ln for ln in default)            # the defaults certify every case
-    assert any("| plain |" in ln and "| SOLVED |" not in ln for ln in rows)   # the backends alone do not
+    assert len(rows) == 20 and len(default) == 10  # 5 mu x 2 backends x 2 variants
+    assert all("| SOLVED |" in ln for ln in default)  # the defaults certify every case
+    assert any("| plain |" in ln and "| SOLVED |" not in ln for ln in rows)  # the backends alone do not
     assert (tmp_path / "buffo2006" / "steps.png").stat().st_size > 10_000
     findings = (tmp_path / "yashima" / "findings.md").read_text()
     rows = [ln for ln in findings.splitlines() if ln.startswith("| ") and ("| yes |" in ln or "| NO |" in ln)]
@@ -124,7 +127,7 @@ def test_broken_pipe_exits_quietly(monkeypatch, capsys):
             pass
 
     monkeypatch.setattr(sys, "stdout", Closed())
-    assert main(["methods"]) == 0          # a reader that went away is not an error
+    assert main(["methods"]) == 0  # a reader that went away is not an error
     assert capsys.readouterr().err == ""
 
 

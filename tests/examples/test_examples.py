@@ -18,7 +18,8 @@ def test_there_are_examples():
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(script, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip(), "an example prints what it shows"

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp.simulate.instant import solve_dynamic
 from contactcp.errors import InvalidProblemError
 from contactcp.formulations.buffo_mncp import buffo_mncp, sliding_lcp
 from contactcp.models.system import MultibodySystem
 from contactcp.problems import LCP, MixedNCP
 from contactcp.scenarios.buffo2006 import GraspParameters, puma3_grasp
+from contactcp.simulate.instant import solve_dynamic
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_analytic_jacobians_match_finite_differences(which, rolling04):
     P = form.problem
     assert isinstance(P, MixedNCP)
     nS, nR = form.S.size, form.R.size
-    assert (P.p, P.m) == (nS + 2 * nR, 4 * nR)            # u = (c_Sn, c_Rn, lambda), v = (c_RT, a_RT)
+    assert (P.p, P.m) == (nS + 2 * nR, 4 * nR)  # u = (c_Sn, c_Rn, lambda), v = (c_RT, a_RT)
     rng = np.random.default_rng(1)
     for _ in range(3):
         x = rng.standard_normal(P.size) * 3
@@ -54,8 +54,7 @@ def test_analytic_jacobians_match_finite_differences(which, rolling04):
 def _x_from_forces(form, c, a):
     c, a = c.reshape(-1, 3), a.reshape(-1, 3)
     S, R = form.S, form.R
-    return np.concatenate([c[S, 0], c[R, 0], np.linalg.norm(a[R, 1:], axis=1),
-                           c[R, 1], c[R, 2], a[R, 1], a[R, 2]])
+    return np.concatenate([c[S, 0], c[R, 0], np.linalg.norm(a[R, 1:], axis=1), c[R, 1], c[R, 2], a[R, 1], a[R, 2]])
 
 
 @pytest.mark.parametrize("mu", [0.1, 0.4])
@@ -65,14 +64,14 @@ def test_cone_solution_solves_the_mixed_ncp(mu):
     ref = solve_dynamic(cd, friction="cone", method="newton", tol=1e-12)
     assert ref.success
     form = buffo_mncp(cd)
-    x = _x_from_forces(form, ref.c, ref.a) / form.x_unit     # the problem's dimensionless units
+    x = _x_from_forces(form, ref.c, ref.a) / form.x_unit  # the problem's dimensionless units
     assert form.problem.residual(x).value < 1e-10
     np.testing.assert_allclose(form.physical(x), _x_from_forces(form, ref.c, ref.a), rtol=1e-14)
     np.testing.assert_allclose(form.forces(x), ref.c, atol=1e-12)
     blk = form.unpack(x)
-    if mu == 0.1:     # all three start sliding: s = 0 (on the cone), lambda = ||a_T|| > 0
+    if mu == 0.1:  # all three start sliding: s = 0 (on the cone), lambda = ||a_T|| > 0
         assert np.all(blk["lambda"] > 1e-3) and np.all(np.abs(blk["s"]) < 1e-8 * blk["c_Rn"].max() ** 2)
-    else:             # all keep rolling: lambda = 0, strictly inside the cone
+    else:  # all keep rolling: lambda = 0, strictly inside the cone
         assert np.all(blk["lambda"] < 1e-9) and np.all(blk["s"] > 0)
 
 
@@ -86,7 +85,7 @@ def test_sliding_state_gives_the_lcp_of_eq45_and_matches_lemke():
     for j in range(3):
         e = cd.v_t[j] / np.linalg.norm(cd.v_t[j])
         V[3 * j, j] = 1.0
-        V[3 * j + 1:3 * j + 3, j] = -cd.mu[j] * e
+        V[3 * j + 1 : 3 * j + 3, j] = -cd.mu[j] * e
     np.testing.assert_allclose(lcp.M, (cd.A @ V)[idx], atol=1e-12)
     res = ccp.solve(lcp, "lemke")
     out = solve_dynamic(cd, friction="mncp", method="lemke")

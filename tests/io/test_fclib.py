@@ -26,8 +26,8 @@ from contactcp.io.fclib import (
     write_local,
 )
 
-
 # ------------------------------------------------------------------ helpers
+
 
 def _sparse(rng, m, n, density=0.4):
     A = sp.random(m, n, density=density, format="csc", random_state=rng, dtype=np.float64)
@@ -39,8 +39,13 @@ def _local(rng, n_c=3, d=3, with_vr=False, dense=False):
     m = n_c * d
     W = _sparse(rng, m, m) + sp.identity(m, format="csc") * 4.0
     W = W.tocsc()
-    pb = FclibLocal(W=W.toarray() if dense else W, q=rng.standard_normal(m), mu=rng.uniform(0.1, 1.0, n_c),
-                    spacedim=d, info={"title": "boxes", "description": "a random problem", "math_info": "none"})
+    pb = FclibLocal(
+        W=W.toarray() if dense else W,
+        q=rng.standard_normal(m),
+        mu=rng.uniform(0.1, 1.0, n_c),
+        spacedim=d,
+        info={"title": "boxes", "description": "a random problem", "math_info": "none"},
+    )
     if with_vr:
         p = 2
         pb.V = _sparse(rng, m, p, 0.6)
@@ -50,8 +55,12 @@ def _local(rng, n_c=3, d=3, with_vr=False, dense=False):
 
 
 def _sol(rng, nv, nr, nl):
-    return FclibSolution(v=rng.standard_normal(nv) if nv else None, u=rng.standard_normal(nr),
-                         r=rng.standard_normal(nr), l=rng.standard_normal(nl) if nl else None)
+    return FclibSolution(
+        v=rng.standard_normal(nv) if nv else None,
+        u=rng.standard_normal(nr),
+        r=rng.standard_normal(nr),
+        l=rng.standard_normal(nl) if nl else None,
+    )
 
 
 def _same_sparse(A, B):
@@ -79,6 +88,7 @@ def _raises(field, fn, *args, **kw):
 
 
 # --------------------------------------------------------------- round trips
+
 
 def test_local_sparse_roundtrip_with_solution_and_guesses(tmp_path):
     rng = np.random.default_rng(0)
@@ -129,9 +139,18 @@ def test_global_roundtrip(tmp_path):
     M = (_sparse(rng, n, n) + sp.identity(n) * 5).tocsc()
     H = _sparse(rng, n, 3 * n_c, 0.5)
     G = _sparse(rng, n, p, 0.5)
-    pb = FclibGlobal(M=M, H=H, G=G, f=rng.standard_normal(n), b=rng.standard_normal(p),
-                     w=rng.standard_normal(3 * n_c), mu=np.array([0.3, 0.0]), spacedim=3,
-                     info={"title": "global"}, matrix_info={"H": {"conditioning": 1.0, "determinant": 0.0, "rank": 5}})
+    pb = FclibGlobal(
+        M=M,
+        H=H,
+        G=G,
+        f=rng.standard_normal(n),
+        b=rng.standard_normal(p),
+        w=rng.standard_normal(3 * n_c),
+        mu=np.array([0.3, 0.0]),
+        spacedim=3,
+        info={"title": "global"},
+        matrix_info={"H": {"conditioning": 1.0, "determinant": 0.0, "rank": 5}},
+    )
     sol = _sol(rng, n, 3 * n_c, p)
     guesses = [_sol(rng, n, 3 * n_c, p), _sol(rng, n, 3 * n_c, p)]
     path = tmp_path / "global.hdf5"
@@ -169,6 +188,7 @@ def test_fclib_problem_bridge():
 
 # ------------------------------------------------------------------ layout
 
+
 def test_layout_matches_reference_library(tmp_path):
     """Datasets (never attributes), native int32 scalars of shape (1,), nul-terminated strings."""
     rng = np.random.default_rng(4)
@@ -180,8 +200,14 @@ def test_layout_matches_reference_library(tmp_path):
         assert set(h5) == {"fclib_local", "solution", "guesses"}
         root = h5["fclib_local"]
         assert set(root) == {"spacedim", "W", "vectors", "info"}
-        for ds in (root["spacedim"], root["W/nzmax"], root["W/m"], root["W/n"], root["W/nz"],
-                   h5["guesses/number_of_guesses"]):
+        for ds in (
+            root["spacedim"],
+            root["W/nzmax"],
+            root["W/m"],
+            root["W/n"],
+            root["W/nz"],
+            h5["guesses/number_of_guesses"],
+        ):
             assert ds.shape == (1,) and ds.dtype == np.dtype(np.intc)
         assert root["spacedim"][0] == 3 and root["W/nz"][0] == -1
         assert root["W/p"].dtype == np.intc and root["W/p"].shape == (7,)
@@ -214,12 +240,16 @@ def _write_raw_local(path, W_group: dict, q, mu, spacedim=3, extra=None):
 
 
 def test_triplet_and_csr_storage_read(tmp_path):
-    W = np.array([[4.0, 1.0, 0.0, 0.0, 0.0, 2.0],
-                  [0.0, 4.0, 0.0, 0.0, 0.0, 0.0],
-                  [0.0, 0.0, 4.0, 0.0, 0.0, 0.0],
-                  [0.0, 0.0, 0.0, 5.0, 0.0, 0.0],
-                  [0.0, 0.0, 0.0, 0.0, 5.0, 0.0],
-                  [0.0, -3.0, 0.0, 0.0, 0.0, 5.0]])
+    W = np.array(
+        [
+            [4.0, 1.0, 0.0, 0.0, 0.0, 2.0],
+            [0.0, 4.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 4.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 5.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 5.0, 0.0],
+            [0.0, -3.0, 0.0, 0.0, 0.0, 5.0],
+        ]
+    )
     rows, cols = np.nonzero(W)
     vals = W[rows, cols]
     # triplet: i = rows, p = columns (CSparse), one entry split into a duplicate,
@@ -240,7 +270,9 @@ def test_triplet_and_csr_storage_read(tmp_path):
     # compressed rows (nz = -2)
     R = sp.csr_matrix(W)
     path2 = tmp_path / "csr.h5"
-    _write_raw_local(path2, {"nzmax": R.nnz, "m": 6, "n": 6, "nz": -2, "p": R.indptr, "i": R.indices, "x": R.data}, q, mu)
+    _write_raw_local(
+        path2, {"nzmax": R.nnz, "m": 6, "n": 6, "nz": -2, "p": R.indptr, "i": R.indices, "x": R.data}, q, mu
+    )
     assert np.array_equal(read_local(path2).W.toarray(), W)
     # our own triplet writer round-trips exactly
     path3 = tmp_path / "ours.h5"
@@ -253,6 +285,7 @@ def test_triplet_and_csr_storage_read(tmp_path):
 
 
 # ---------------------------------------------------------------- bad files
+
 
 def test_not_hdf5_and_missing_file(tmp_path):
     path = tmp_path / "text.hdf5"
@@ -294,17 +327,17 @@ def test_bad_shapes_and_values_in_file(tmp_path):
     read_local(path)  # the baseline is fine
 
     cases = [
-        ("W", dict(good, n=5, p=eye6.indptr[:6]), q, mu, 3),         # not square
-        ("mu", good, q, mu, 2),                                       # spacedim 2: 3 contacts
+        ("W", dict(good, n=5, p=eye6.indptr[:6]), q, mu, 3),  # not square
+        ("mu", good, q, mu, 2),  # spacedim 2: 3 contacts
         ("q", good, np.ones(5), mu, 3),
         ("mu", good, q, np.array([0.5, 0.5, 0.5]), 3),
         ("mu[1]", good, q, np.array([0.5, -0.1]), 3),
         ("mu", good, q, np.array([0.5, np.nan]), 3),
         ("q", good, np.r_[1.0, np.nan, 1, 1, 1, 1], mu, 3),
         ("W", dict(good, x=np.r_[1.0, np.inf, 1, 1, 1, 1]), q, mu, 3),
-        ("W", dict(good, nz=-7), q, mu, 3),                           # unknown storage
-        ("W", dict(good, i=np.r_[0, 1, 2, 3, 4, 6]), q, mu, 3),       # row index out of range
-        ("W", dict(good, p=np.r_[0, 2, 1, 3, 4, 5, 6]), q, mu, 3),    # pointers decrease
+        ("W", dict(good, nz=-7), q, mu, 3),  # unknown storage
+        ("W", dict(good, i=np.r_[0, 1, 2, 3, 4, 6]), q, mu, 3),  # row index out of range
+        ("W", dict(good, p=np.r_[0, 2, 1, 3, 4, 5, 6]), q, mu, 3),  # pointers decrease
         ("spacedim", good, q, mu, 4),
     ]
     for field, W, qq, mm, d in cases:
@@ -312,16 +345,34 @@ def test_bad_shapes_and_values_in_file(tmp_path):
         _raises(field, read_local, path)
     # W not a multiple of spacedim
     eye4 = sp.csc_matrix(np.eye(4))
-    _write_raw_local(path, {"nzmax": 4, "m": 4, "n": 4, "nz": -1, "p": eye4.indptr, "i": eye4.indices,
-                            "x": eye4.data}, np.ones(4), np.ones(1))
+    _write_raw_local(
+        path,
+        {"nzmax": 4, "m": 4, "n": 4, "nz": -1, "p": eye4.indptr, "i": eye4.indices, "x": eye4.data},
+        np.ones(4),
+        np.ones(1),
+    )
     _raises("W", read_local, path)
     # a guess that is too short
-    _write_raw_local(path, good, q, mu, extra=lambda h5: (
-        h5.create_group("guesses").create_dataset("number_of_guesses", data=np.array([1], dtype=np.int32)),
-        h5["guesses"].create_group("1").create_dataset("r", data=np.ones(5))))
+    _write_raw_local(
+        path,
+        good,
+        q,
+        mu,
+        extra=lambda h5: (
+            h5.create_group("guesses").create_dataset("number_of_guesses", data=np.array([1], dtype=np.int32)),
+            h5["guesses"].create_group("1").create_dataset("r", data=np.ones(5)),
+        ),
+    )
     _raises("guesses[0].r", read_fclib, path)
-    _write_raw_local(path, good, q, mu, extra=lambda h5: (
-        h5.create_group("guesses").create_dataset("number_of_guesses", data=np.array([2], dtype=np.int32))))
+    _write_raw_local(
+        path,
+        good,
+        q,
+        mu,
+        extra=lambda h5: h5.create_group("guesses").create_dataset(
+            "number_of_guesses", data=np.array([2], dtype=np.int32)
+        ),
+    )
     _raises("guesses", read_fclib, path)
 
 
@@ -348,14 +399,32 @@ def test_write_validation_and_atomicity(tmp_path, monkeypatch):
     _raises("solution.r", write_local, path, pb, FclibSolution(u=np.ones(9), r=np.ones(8)))
     _raises("solution.u", write_local, path, pb, FclibSolution(r=np.ones(9)))
     _raises("solution.v", write_local, path, pb, FclibSolution(v=np.ones(9), u=np.ones(9), r=np.ones(9)))
-    _raises("guesses[1].u", write_local, path, pb, None,
-            [FclibSolution(u=np.ones(9), r=np.ones(9)), FclibSolution(u=np.ones(3), r=np.ones(9))])
-    _raises("b", write_global, path, FclibGlobal(M=np.eye(3), H=np.eye(3), G=np.ones((3, 1)), f=np.ones(3),
-                                                  b=None, w=np.ones(3), mu=np.ones(1)))
-    _raises("H", write_global, path, FclibGlobal(M=np.eye(3), H=np.eye(4), G=None, f=np.ones(3),
-                                                  b=None, w=np.ones(4), mu=np.ones(1)))
-    _raises("matrix_info['W']", write_local, path,
-            FclibLocal(W=pb.W, q=pb.q, mu=pb.mu, matrix_info={"W": {"conditioning": 1.0}}))
+    _raises(
+        "guesses[1].u",
+        write_local,
+        path,
+        pb,
+        None,
+        [FclibSolution(u=np.ones(9), r=np.ones(9)), FclibSolution(u=np.ones(3), r=np.ones(9))],
+    )
+    _raises(
+        "b",
+        write_global,
+        path,
+        FclibGlobal(M=np.eye(3), H=np.eye(3), G=np.ones((3, 1)), f=np.ones(3), b=None, w=np.ones(3), mu=np.ones(1)),
+    )
+    _raises(
+        "H",
+        write_global,
+        path,
+        FclibGlobal(M=np.eye(3), H=np.eye(4), G=None, f=np.ones(3), b=None, w=np.ones(4), mu=np.ones(1)),
+    )
+    _raises(
+        "matrix_info['W']",
+        write_local,
+        path,
+        FclibLocal(W=pb.W, q=pb.q, mu=pb.mu, matrix_info={"W": {"conditioning": 1.0}}),
+    )
     assert path.read_bytes() == before
 
     # a failure in the middle of writing leaves the old file and no temporary file
@@ -379,7 +448,7 @@ def test_write_validation_and_atomicity(tmp_path, monkeypatch):
 
 # ----------------------------------------------------- reference C library
 
-_HELPER = r'''
+_HELPER = r"""
 import ctypes, ctypes.util, json, sys
 
 lib = ctypes.CDLL(ctypes.util.find_library("fclib"))
@@ -519,7 +588,7 @@ elif cmd["op"] in ("write_local", "write_global"):
         lib.fclib_create_int_attributes_in_info(path, name.encode(), value)
     out["ok"] = True
 json.dump(out, sys.stdout)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -536,8 +605,14 @@ def fclib_c(tmp_path_factory):
 
     def run(cmd: dict) -> dict:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        proc = subprocess.run([sys.executable, "-I", str(script)], input=json.dumps(cmd), capture_output=True,
-                              text=True, timeout=120, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-I", str(script)],
+            input=json.dumps(cmd),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         if proc.returncode != 0:
             raise AssertionError(f"fclib helper failed ({proc.returncode}): {proc.stderr or proc.stdout}")
         return json.loads(proc.stdout)
@@ -569,14 +644,28 @@ def _dense(raw: dict) -> np.ndarray:
 
 def _raw_triplet(A) -> dict:
     C = sp.coo_matrix(A)
-    return dict(nzmax=int(C.nnz), m=C.shape[0], n=C.shape[1], nz=int(C.nnz), p=C.col.tolist(),
-                i=C.row.tolist(), x=C.data.tolist())
+    return dict(
+        nzmax=int(C.nnz),
+        m=C.shape[0],
+        n=C.shape[1],
+        nz=int(C.nnz),
+        p=C.col.tolist(),
+        i=C.row.tolist(),
+        x=C.data.tolist(),
+    )
 
 
 def _raw_csc(A) -> dict:
     C = sp.csc_matrix(A)
-    return dict(nzmax=int(C.nnz), m=C.shape[0], n=C.shape[1], nz=-1, p=C.indptr.tolist(),
-                i=C.indices.tolist(), x=C.data.tolist())
+    return dict(
+        nzmax=int(C.nnz),
+        m=C.shape[0],
+        n=C.shape[1],
+        nz=-1,
+        p=C.indptr.tolist(),
+        i=C.indices.tolist(),
+        x=C.data.tolist(),
+    )
 
 
 def _c_merit(problem: FclibLocal, r: np.ndarray) -> float:
@@ -588,7 +677,7 @@ def _c_merit(problem: FclibLocal, r: np.ndarray) -> float:
 
 def test_c_library_reads_our_local_file(tmp_path, fclib_c):
     rng = np.random.default_rng(7)
-    pb = _local(rng, n_c=4)                      # nonsymmetric sparse W: catches a transposed reading
+    pb = _local(rng, n_c=4)  # nonsymmetric sparse W: catches a transposed reading
     assert abs(pb.W - pb.W.T).max() > 0
     pb.matrix_info = {"W": {"comment": "nonsymmetric", "conditioning": 2.0, "determinant": -1.5, "rank": 12}}
     r = rng.standard_normal(12)
@@ -621,9 +710,16 @@ def test_c_library_writes_a_local_file_we_read_and_rewrite(tmp_path, fclib_c):
     guess = {"u": rng.standard_normal(6).tolist(), "r": rng.standard_normal(6).tolist()}
     info = {"title": "from C", "description": "triplet W", "math_info": "PSD?"}
     path = tmp_path / "from_c.hdf5"
-    fclib_c({"op": "write_local", "path": str(path), "solution": sol, "guesses": [guess, guess],
-             "int_attrs": {"numberOfDegreeOfFreedom": 17},
-             "problem": {"W": _raw_triplet(W), "q": q.tolist(), "mu": mu.tolist(), "spacedim": 3, "info": info}})
+    fclib_c(
+        {
+            "op": "write_local",
+            "path": str(path),
+            "solution": sol,
+            "guesses": [guess, guess],
+            "int_attrs": {"numberOfDegreeOfFreedom": 17},
+            "problem": {"W": _raw_triplet(W), "q": q.tolist(), "mu": mu.tolist(), "spacedim": 3, "info": info},
+        }
+    )
     data = read_fclib(path)
     got = data.local
     assert np.array_equal(got.W.toarray(), W.toarray())
@@ -659,8 +755,17 @@ def test_c_library_global_both_ways(tmp_path, fclib_c):
     n, m, p = 5, 4, 1
     M = (_sparse(rng, n, n) + sp.identity(n) * 2).tocsc()
     H, G = _sparse(rng, n, m, 0.5), _sparse(rng, n, p, 0.8)
-    pb = FclibGlobal(M=M, H=H, G=G, f=rng.standard_normal(n), b=rng.standard_normal(p), w=rng.standard_normal(m),
-                     mu=np.array([0.3, 0.6]), spacedim=2, info={"title": "g"})
+    pb = FclibGlobal(
+        M=M,
+        H=H,
+        G=G,
+        f=rng.standard_normal(n),
+        b=rng.standard_normal(p),
+        w=rng.standard_normal(m),
+        mu=np.array([0.3, 0.6]),
+        spacedim=2,
+        info={"title": "g"},
+    )
     sol = _sol(rng, n, m, p)
     path = tmp_path / "global.hdf5"
     write_global(path, pb, sol)
@@ -676,10 +781,23 @@ def test_c_library_global_both_ways(tmp_path, fclib_c):
 
     # the C library writes one (triplet H, rectangular: rows i, columns p), we read it
     path2 = tmp_path / "from_c_global.hdf5"
-    fclib_c({"op": "write_global", "path": str(path2),
-             "solution": {k: getattr(sol, k).tolist() for k in ("v", "u", "r", "l")},
-             "problem": {"M": _raw_csc(M), "H": _raw_triplet(H), "G": _raw_csc(G), "f": pb.f.tolist(),
-                         "b": pb.b.tolist(), "w": pb.w.tolist(), "mu": pb.mu.tolist(), "spacedim": 2}})
+    fclib_c(
+        {
+            "op": "write_global",
+            "path": str(path2),
+            "solution": {k: getattr(sol, k).tolist() for k in ("v", "u", "r", "l")},
+            "problem": {
+                "M": _raw_csc(M),
+                "H": _raw_triplet(H),
+                "G": _raw_csc(G),
+                "f": pb.f.tolist(),
+                "b": pb.b.tolist(),
+                "w": pb.w.tolist(),
+                "mu": pb.mu.tolist(),
+                "spacedim": 2,
+            },
+        }
+    )
     data = read_fclib(path2)
     g = data.global_
     for key in ("M", "H", "G"):

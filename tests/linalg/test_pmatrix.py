@@ -14,15 +14,26 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy.linalg import block_diag
 
-from contactcp.linalg.pmatrix import (
-    EXACT_HARD_MAX_N, TEST_2X2, TEST_DETERMINANT, TEST_DIAGONAL, TEST_DIAGONALLY_DOMINANT, TEST_EXACT,
-    TEST_LEADING, TEST_SYMMETRIC_PD, TEST_UNDECIDED, PMatrixVerdict, p_matrix_test, principal_minors,
-)
 from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.linalg.pmatrix import (
+    EXACT_HARD_MAX_N,
+    TEST_2X2,
+    TEST_DETERMINANT,
+    TEST_DIAGONAL,
+    TEST_DIAGONALLY_DOMINANT,
+    TEST_EXACT,
+    TEST_LEADING,
+    TEST_SYMMETRIC_PD,
+    TEST_UNDECIDED,
+    PMatrixVerdict,
+    p_matrix_test,
+    principal_minors,
+)
 from contactcp.solvers.lcp.interior_point import _is_p_matrix
 
 RTOL = 1e-10
@@ -56,7 +67,7 @@ def _det(sub):
     """np.linalg.det of the submatrix with its rows equilibrated by powers of two (exact rescaling)."""
     m = np.abs(sub).max(axis=1)
     e = np.where(m > 0, np.round(np.log2(np.where(m > 0, m, 1.0))), 0.0)
-    with np.errstate(all="ignore"):   # LAPACK's det may underflow on tiny entries
+    with np.errstate(all="ignore"):  # LAPACK's det may underflow on tiny entries
         return float(np.linalg.det(np.ldexp(sub, -e[:, None].astype(int))) * np.prod(np.ldexp(1.0, e.astype(int))))
 
 
@@ -136,7 +147,7 @@ def p_family(kind, n, rng):
         N = rng.uniform(0, 1, (n, n)) * (rng.uniform(size=(n, n)) < 0.6)
         s = max(np.max(np.abs(np.linalg.eigvals(N))), 1e-3)
         return s * rng.uniform(1.01, 1.5) * np.eye(n) - N
-    if kind == "pd-plus-skew-inverse":   # positive definite symmetric part, inverted and row-scaled: P, not PD
+    if kind == "pd-plus-skew-inverse":  # positive definite symmetric part, inverted and row-scaled: P, not PD
         B, K = rng.standard_normal((n, n)), rng.standard_normal((n, n))
         A = np.linalg.inv(B @ B.T + 0.1 * np.eye(n) + 5 * (K - K.T))
         return A * rng.uniform(0.1, 10, n)[:, None]
@@ -159,8 +170,11 @@ def test_principal_minors_order_is_bitmask():
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(np.float64, st.integers(1, 8).map(lambda n: (n, n)),
-                  elements=st.floats(-10, 10, allow_nan=False, width=64)))
+@given(
+    hnp.arrays(
+        np.float64, st.integers(1, 8).map(lambda n: (n, n)), elements=st.floats(-10, 10, allow_nan=False, width=64)
+    )
+)
 def test_principal_minors_match_determinants(A):
     # accuracy relative to the product of the norms of the rows i in S of the whole matrix
     # (a pseudo-pivot is the size of its row and column, which may dwarf the submatrix)
@@ -205,7 +219,7 @@ def test_principal_minors_size_limit():
 @given(st.sampled_from(P_KINDS), st.integers(1, 8), st.integers(0, 2**32 - 1))
 def test_p_families_are_p(kind, n, seed):
     A = p_family(kind, n, np.random.default_rng(seed))
-    if kind != "triangular":   # P by construction; float determinants of it can have any sign
+    if kind != "triangular":  # P by construction; float determinants of it can have any sign
         assert np.all(brute_minors(A) > 0)
     v = p_matrix_test(A)
     assert v.is_p is True and v.decided and v.witness is None, v
@@ -237,7 +251,7 @@ def test_broken_p_matrices_agree_with_exact_arithmetic(kind, n, seed, data):
     sub = A[np.ix_(S, S)]
     lam = np.linalg.eigvals(sub)
     real = lam[np.abs(lam.imag) <= 1e-9 * np.abs(lam).max()].real
-    assume(real.size > 0)           # (an odd-sized block always has a real eigenvalue)
+    assume(real.size > 0)  # (an odd-sized block always has a real eigenvalue)
     t = data.draw(st.sampled_from([0.0, 0.5]))
     A[np.ix_(S, S)] -= real.min() * (1.0 + t) * np.eye(k)
     v = p_matrix_test(A)
@@ -277,10 +291,10 @@ def near_singular(n, rng):
     k = int(rng.integers(2, n + 1))
     S = np.sort(rng.choice(n, size=k, replace=False))
     Bv = rng.integers(-2, 3, (k, k - 1)).astype(float)
-    Bv[~Bv.any(axis=1), 0] = 1.0                      # nonzero rows: a positive diagonal
-    A[np.ix_(S, S)] = Bv @ Bv.T                        # det A[S, S] = 0 exactly
+    Bv[~Bv.any(axis=1), 0] = 1.0  # nonzero rows: a positive diagonal
+    A[np.ix_(S, S)] = Bv @ Bv.T  # det A[S, S] = 0 exactly
     i = int(S[rng.integers(k)])
-    A[i, i] += rng.choice([0.0, 1.0, -1.0, 3.0, -3.0]) * 2.0 ** -50 * A[i, i]
+    A[i, i] += rng.choice([0.0, 1.0, -1.0, 3.0, -3.0]) * 2.0**-50 * A[i, i]
     return A
 
 
@@ -290,8 +304,12 @@ def float_matrix(n, rng):
     return A
 
 
-FAMILIES = {"integer": integer_matrix, "permuted-triangular": permuted_triangular,
-            "near-singular": near_singular, "float": float_matrix}
+FAMILIES = {
+    "integer": integer_matrix,
+    "permuted-triangular": permuted_triangular,
+    "near-singular": near_singular,
+    "float": float_matrix,
+}
 
 
 def rescaled(A, rng, how):
@@ -307,8 +325,12 @@ def rescaled(A, rng, how):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(sorted(FAMILIES)), st.integers(2, 7), st.integers(0, 2**32 - 1),
-       st.sampled_from(["none", "whole", "rows-and-columns"]))
+@given(
+    st.sampled_from(sorted(FAMILIES)),
+    st.integers(2, 7),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["none", "whole", "rows-and-columns"]),
+)
 def test_families_on_the_rounding_boundary_agree_with_exact_arithmetic(family, n, seed, how):
     rng = np.random.default_rng(seed)
     A0 = FAMILIES[family](n, rng)
@@ -317,7 +339,7 @@ def test_families_on_the_rounding_boundary_agree_with_exact_arithmetic(family, n
         assert truth
     A = rescaled(A0, rng, how)
     v = p_matrix_test(A)
-    assert v.decided, v                               # n <= exact_max_n: never undecided here
+    assert v.decided, v  # n <= exact_max_n: never undecided here
     assert_agrees_with_oracle(A, v, truth)
 
 
@@ -350,8 +372,9 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
-                    reason="OPENBLAS_CORETYPE names x86-64 kernels")
+@pytest.mark.skipif(
+    platform.machine().lower() not in ("x86_64", "amd64"), reason="OPENBLAS_CORETYPE names x86-64 kernels"
+)
 def test_verdicts_do_not_depend_on_the_blas_kernels():
     # Prescott (SSE3) kernels run on every x86-64 CPU; issue 11's failure showed under them
     mats = _corpus()
@@ -360,9 +383,14 @@ def test_verdicts_do_not_depend_on_the_blas_kernels():
         v = p_matrix_test(A)
         assert_agrees_with_oracle(A, v)
         here.append([v.is_p, list(v.witness) if v.witness else None, v.test])
-    run = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps([A.tolist() for A in mats]),
-                         capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "OPENBLAS_CORETYPE": "Prescott"})
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=json.dumps([A.tolist() for A in mats]),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "OPENBLAS_CORETYPE": "Prescott"},
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1]) == here
 
@@ -383,7 +411,7 @@ def test_nonpositive_2x2_minor():
     assert (v.is_p, v.test, v.witness) == (False, TEST_2X2, (0, 1))
     assert "-5" in v.detail and "borderline" not in v.detail
     A = np.eye(5) + 0.1
-    A[3, 1], A[1, 3] = 4.0, 2.0       # minor {1, 3}: 1.21 - 8 < 0
+    A[3, 1], A[1, 3] = 4.0, 2.0  # minor {1, 3}: 1.21 - 8 < 0
     v = p_matrix_test(A)
     assert (v.is_p, v.test, v.witness) == (False, TEST_2X2, (1, 3))
 
@@ -393,13 +421,13 @@ def test_singular_and_nearly_singular_2x2():
     assert (v.is_p, v.test, v.witness) == (False, TEST_2X2, (0, 1))
     assert "= 0 exactly" in v.detail
     # a minor of 2^-52 (within any float rounding of zero) is positive: P, labelled nearly singular
-    eps = 2.0 ** -52
+    eps = 2.0**-52
     v = p_matrix_test([[1.0, 1.0], [1.0, 1.0 + eps]])
     assert (v.is_p, v.test) == (True, TEST_EXACT) and "nearly singular" in v.detail
     assert 0 < v.min_minor < 1e-15
-    v = p_matrix_test([[1.0 + eps, 1.0 + eps], [1.0, 1.0 + eps]])   # minor (1+eps)eps > 0 as well
+    v = p_matrix_test([[1.0 + eps, 1.0 + eps], [1.0, 1.0 + eps]])  # minor (1+eps)eps > 0 as well
     assert v.is_p is True
-    v = p_matrix_test([[1.0, 1.0 + eps], [1.0, 1.0]])               # minor -eps
+    v = p_matrix_test([[1.0, 1.0 + eps], [1.0, 1.0]])  # minor -eps
     assert (v.is_p, v.witness) == (False, (0, 1)) and "-2.22045e-16" in v.detail
     # rtol does not change a verdict, only the label
     assert p_matrix_test([[1.0, 1.0], [0.5, 1.0]], rtol=1e-3).is_p is True
@@ -407,7 +435,7 @@ def test_singular_and_nearly_singular_2x2():
 
 
 def test_diagonally_dominant_rows_and_columns():
-    A = np.array([[1.0, 0.0], [10.0, 11.0]])     # rows dominant, symmetric part indefinite
+    A = np.array([[1.0, 0.0], [10.0, 11.0]])  # rows dominant, symmetric part indefinite
     assert np.linalg.eigvalsh(A + A.T).min() < 0
     v = p_matrix_test(A)
     assert (v.is_p, v.test) == (True, TEST_DIAGONALLY_DOMINANT) and "row" in v.detail
@@ -433,7 +461,7 @@ def test_negative_determinant():
 
 
 def test_nonpositive_leading_minor():
-    A = block_diag(NEG3, NEG3)       # det = 49 > 0, but the leading 3x3 minor is -7
+    A = block_diag(NEG3, NEG3)  # det = 49 > 0, but the leading 3x3 minor is -7
     v = p_matrix_test(A)
     assert (v.is_p, v.test, v.witness) == (False, TEST_LEADING, (0, 1, 2))
 
@@ -451,15 +479,15 @@ def test_exact_test_finds_an_embedded_singular_minor():
     A = _embed(SING3, (-1.0, -1.0, -1.0))
     assert np.linalg.det(A) > 0.5 and all(np.linalg.det(A[:k, :k]) > 0.5 for k in range(1, 5))
     pm = principal_minors(A)
-    assert np.sum(np.abs(pm) < 1e-12) == 1          # exactly one zero principal minor: {1, 2, 3}
+    assert np.sum(np.abs(pm) < 1e-12) == 1  # exactly one zero principal minor: {1, 2, 3}
     v = p_matrix_test(A)
     assert (v.is_p, v.test, v.witness) == (False, TEST_EXACT, (1, 2, 3))
     assert "= 0 exactly" in v.detail and abs(v.min_minor) <= RTOL
     assert exact_det(SING3) == 0
     # the same with the singular block nudged by one unit in the last place either way
-    for nudge, truth in ((2.0 ** -52, True), (-(2.0 ** -53), False)):
+    for nudge, truth in ((2.0**-52, True), (-(2.0**-53), False)):
         B = A.copy()
-        B[3, 3] += nudge                             # det SING3 becomes +-nudge
+        B[3, 3] += nudge  # det SING3 becomes +-nudge
         v = p_matrix_test(B)
         assert_agrees_with_oracle(B, v, truth)
         assert v.decided
@@ -477,7 +505,7 @@ def test_exact_test_accepts_triangular_with_huge_entries():
     P = np.random.default_rng(1).permutation(n)
     v = p_matrix_test(A[np.ix_(P, P)])
     assert (v.is_p, v.test) == (True, TEST_EXACT)
-    for e in (-40, 40, -1000, 1000):                 # any scale
+    for e in (-40, 40, -1000, 1000):  # any scale
         assert p_matrix_test(np.ldexp(A[np.ix_(P, P)], e)).is_p is True
 
 
@@ -489,14 +517,14 @@ def test_min_minor_is_the_smallest_pivot_ratio():
 
 
 def test_margin_of_each_p_proof():
-    v = p_matrix_test([[1.0, 0.5], [0.25, 1.0]])                  # rows: margins 0.5 and 0.75
+    v = p_matrix_test([[1.0, 0.5], [0.25, 1.0]])  # rows: margins 0.5 and 0.75
     assert (v.is_p, v.test, v.margin) == (True, TEST_DIAGONALLY_DOMINANT, 0.5)
-    eps = 2.0 ** -52
-    v = p_matrix_test([[1.0, 1.0 - eps], [0.0, 1.0]])               # dominant by one unit in the last place
+    eps = 2.0**-52
+    v = p_matrix_test([[1.0, 1.0 - eps], [0.0, 1.0]])  # dominant by one unit in the last place
     assert (v.is_p, v.test) == (True, TEST_DIAGONALLY_DOMINANT)
     assert v.margin == pytest.approx(eps) and "nearly singular" in v.detail
     assert "nearly singular" not in p_matrix_test([[1.0, 1.0 - eps], [0.0, 1.0]], rtol=0.0).detail
-    A = np.array([[2.0, -1.2, 0.0], [-1.2, 2.0, -1.2], [0.0, -1.2, 2.0]])   # PD, not dominant
+    A = np.array([[2.0, -1.2, 0.0], [-1.2, 2.0, -1.2], [0.0, -1.2, 2.0]])  # PD, not dominant
     v = p_matrix_test(A)
     assert (v.is_p, v.test) == (True, TEST_SYMMETRIC_PD)
     assert v.margin == pytest.approx((2.0 - 1.2 * np.sqrt(2.0)) / 2.0, rel=1e-12)
@@ -513,7 +541,7 @@ def test_margin_of_each_p_proof():
 
 def test_above_exact_max_n_undecided_unless_a_cheap_test_decides():
     n = 30
-    T = np.eye(n) + np.triu(np.full((n, n), 5.0), 1)        # P, but no cheap test proves it
+    T = np.eye(n) + np.triu(np.full((n, n), 5.0), 1)  # P, but no cheap test proves it
     v = p_matrix_test(T)
     assert (v.is_p, v.test, v.decided, v.witness) == (None, TEST_UNDECIDED, False, None)
     assert "exact_max_n = 20" in v.detail
@@ -544,7 +572,7 @@ def test_exact_test_at_n_20():
     rng = np.random.default_rng(2)
     T = np.diag(rng.uniform(0.5, 2, n)) + np.triu(rng.uniform(1, 50, (n, n)), 1)
     P = rng.permutation(n)
-    v = p_matrix_test(T[np.ix_(P, P)])          # P (permutation-similar to triangular), no cheap proof
+    v = p_matrix_test(T[np.ix_(P, P)])  # P (permutation-similar to triangular), no cheap proof
     assert (v.is_p, v.test) == (True, TEST_EXACT)
     assert "1048575 principal minors" in v.detail
     # a negative minor that only the last level sees
@@ -558,15 +586,18 @@ def test_exact_test_at_n_20():
 # input, the verdict object, the interior-point hook
 
 
-@pytest.mark.parametrize("bad", [
-    np.ones((2, 3)),                       # not square
-    np.array([[1.0, np.nan], [0.0, 1.0]]),
-    np.array([[1.0, np.inf], [0.0, 1.0]]),
-    np.ones(3),                            # 1-D
-    np.ones((2, 2, 2)),
-    np.zeros((0, 0)),
-    [["a", "b"], ["c", "d"]],
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.ones((2, 3)),  # not square
+        np.array([[1.0, np.nan], [0.0, 1.0]]),
+        np.array([[1.0, np.inf], [0.0, 1.0]]),
+        np.ones(3),  # 1-D
+        np.ones((2, 2, 2)),
+        np.zeros((0, 0)),
+        [["a", "b"], ["c", "d"]],
+    ],
+)
 def test_invalid_input_names_A(bad):
     with pytest.raises(InvalidProblemError) as err:
         p_matrix_test(bad)

@@ -15,14 +15,15 @@ import pytest
 pytest.importorskip("pinocchio")
 
 from contactcp.errors import ContactCPError, InvalidProblemError  # noqa: E402
-from contactcp.models.manipulator import InverseKinematicsError, Manipulator  # noqa: E402
 from contactcp.models import puma560 as p560  # noqa: E402
+from contactcp.models.manipulator import InverseKinematicsError, Manipulator  # noqa: E402
 
 G0 = 9.81
 RNG = np.random.default_rng(20240607)
 
 
 # ----------------------------------------------------------------------------- numpy oracle
+
 
 def _dh_frames(dh, types, q, base=None, convention="standard"):
     """World frames [T_base, T_1, ..., T_n] of a DH chain, complex-step safe (no abs/conj)."""
@@ -36,15 +37,25 @@ def _dh_frames(dh, types, q, base=None, convention="standard"):
             d = d + qi
         ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
         if convention == "standard":
-            A = np.array([[ct, -st * ca, st * sa, a * ct],
-                          [st, ct * ca, -ct * sa, a * st],
-                          [0 * ct, sa + 0 * ct, ca + 0 * ct, d + 0 * ct],
-                          [0 * ct, 0 * ct, 0 * ct, 1 + 0 * ct]], dtype=dtype)
+            A = np.array(
+                [
+                    [ct, -st * ca, st * sa, a * ct],
+                    [st, ct * ca, -ct * sa, a * st],
+                    [0 * ct, sa + 0 * ct, ca + 0 * ct, d + 0 * ct],
+                    [0 * ct, 0 * ct, 0 * ct, 1 + 0 * ct],
+                ],
+                dtype=dtype,
+            )
         else:
-            A = np.array([[ct, -st, 0 * ct, a + 0 * ct],
-                          [st * ca, ct * ca, -sa + 0 * ct, -sa * d],
-                          [st * sa, ct * sa, ca + 0 * ct, ca * d],
-                          [0 * ct, 0 * ct, 0 * ct, 1 + 0 * ct]], dtype=dtype)
+            A = np.array(
+                [
+                    [ct, -st, 0 * ct, a + 0 * ct],
+                    [st * ca, ct * ca, -sa + 0 * ct, -sa * d],
+                    [st * sa, ct * sa, ca + 0 * ct, ca * d],
+                    [0 * ct, 0 * ct, 0 * ct, 1 + 0 * ct],
+                ],
+                dtype=dtype,
+            )
         T = T @ A
         frames.append(T)
     return frames
@@ -115,7 +126,7 @@ def _two_link(kind):
     dh = [[0, 0, L1, 0], [0, 0, L2, 0]]
     if kind == "rod":
         lc1, lc2 = L1 / 2, L2 / 2
-        Ic1, Ic2 = M1 * L1 ** 2 / 12, M2 * L2 ** 2 / 12
+        Ic1, Ic2 = M1 * L1**2 / 12, M2 * L2**2 / 12
     else:  # point masses at the distal ends
         lc1, lc2, Ic1, Ic2 = L1, L2, 0.0, 0.0
     coms = [[lc1 - L1, 0, 0], [lc2 - L2, 0, 0]]  # DH frame i sits at the distal end, x along the link
@@ -126,9 +137,9 @@ def _two_link(kind):
 
 def _two_link_closed_form(q, qd, lc1, lc2, Ic1, Ic2):
     c1, c2, s2, c12 = np.cos(q[0]), np.cos(q[1]), np.sin(q[1]), np.cos(q[0] + q[1])
-    m11 = M1 * lc1 ** 2 + M2 * (L1 ** 2 + lc2 ** 2 + 2 * L1 * lc2 * c2) + Ic1 + Ic2
-    m12 = M2 * (lc2 ** 2 + L1 * lc2 * c2) + Ic2
-    m22 = M2 * lc2 ** 2 + Ic2
+    m11 = M1 * lc1**2 + M2 * (L1**2 + lc2**2 + 2 * L1 * lc2 * c2) + Ic1 + Ic2
+    m12 = M2 * (lc2**2 + L1 * lc2 * c2) + Ic2
+    m22 = M2 * lc2**2 + Ic2
     hh = M2 * L1 * lc2 * s2
     h = np.array([-hh * (2 * qd[0] * qd[1] + qd[1] ** 2), hh * qd[0] ** 2])
     g = np.array([(M1 * lc1 + M2 * L1) * G0 * c1 + M2 * lc2 * G0 * c12, M2 * lc2 * G0 * c12])
@@ -152,9 +163,12 @@ TOOL = _rigid((-0.5, 0.4, 0.1), (0.02, 0.03, 0.11))
 
 # ----------------------------------------------------------------------------- 2-link closed form
 
+
 @pytest.mark.parametrize("kind", ["rod", "point"])
-@pytest.mark.parametrize("q, qd", [([0.0, 0.0], [0.0, 0.0]), ([0.3, -1.1], [0.7, -2.0]),
-                                   ([2.5, 0.4], [-1.3, 0.9]), ([-1.9, 2.8], [3.0, 1.5])])
+@pytest.mark.parametrize(
+    "q, qd",
+    [([0.0, 0.0], [0.0, 0.0]), ([0.3, -1.1], [0.7, -2.0]), ([2.5, 0.4], [-1.3, 0.9]), ([-1.9, 2.8], [3.0, 1.5])],
+)
 def test_two_link_planar_closed_form(kind, q, qd):
     arm, params = _two_link(kind)
     M, g, h = _two_link_closed_form(np.array(q), np.array(qd), *params)
@@ -177,25 +191,31 @@ def test_properties():
 
 # ----------------------------------------------------------------------------- Jacobians by finite differences
 
+
 def _mixed_chain():
     dh = [[0.1, 0.3, 0.2, np.pi / 2], [0.0, 0.1, 0.4, -0.3], [0.5, 0.2, 0.1, 1.1], [0.0, 0.0, 0.3, 0.0]]
     return Manipulator.from_dh(dh, "RPRR", masses=[1, 2, 1, 0.5], base=BASE, tool=TOOL)
 
 
-CHAINS = {"puma": lambda: p560.puma560(base=BASE, tool=TOOL), "mixed": _mixed_chain,
-          "puma_mdh": lambda: Manipulator.from_dh(p560.DH, convention="modified", tool=TOOL)}
+CHAINS = {
+    "puma": lambda: p560.puma560(base=BASE, tool=TOOL),
+    "mixed": _mixed_chain,
+    "puma_mdh": lambda: Manipulator.from_dh(p560.DH, convention="modified", tool=TOOL),
+}
 
 
 @pytest.mark.parametrize("chain", sorted(CHAINS))
 def test_point_jacobian_matches_finite_differences(chain):
     arm = CHAINS[chain]()
     h = 1e-6
-    for trial in range(3):
+    for _trial in range(3):
         q = RNG.uniform(-2, 2, arm.n)
         point = RNG.uniform(-0.3, 0.3, 3)
         for link in [*range(arm.n), -1, "tool"]:
+
             def pos(x):
                 return (arm.link_pose(x, link) @ np.append(point, 1.0))[:3]
+
             fd = np.column_stack([(pos(q + h * e) - pos(q - h * e)) / (2 * h) for e in np.eye(arm.n)])
             J = arm.point_jacobian(q, link, point)
             assert J.shape == (3, arm.n)
@@ -207,7 +227,7 @@ def test_point_jacobian_matches_finite_differences(chain):
 def test_point_bias_acceleration_matches_finite_differences(chain):
     arm = CHAINS[chain]()
     h = 1e-5
-    for trial in range(3):
+    for _trial in range(3):
         q, qd = RNG.uniform(-2, 2, arm.n), RNG.uniform(-2, 2, arm.n)
         point = RNG.uniform(-0.3, 0.3, 3)
         for link in [*range(arm.n), -1]:
@@ -221,7 +241,7 @@ def test_point_bias_acceleration_matches_finite_differences(chain):
 def test_contact_terms_equal_the_separate_calls(chain):
     """The one-pass assembly used by the contact model gives what the separate methods give."""
     arm = CHAINS[chain]()
-    for trial in range(3):
+    for _trial in range(3):
         q, qd, tau = RNG.uniform(-2, 2, arm.n), RNG.uniform(-2, 2, arm.n), RNG.uniform(-5, 5, arm.n)
         links = [*range(arm.n), -1]
         locals_ = [RNG.uniform(-0.3, 0.3, 3) for _ in links]
@@ -240,15 +260,17 @@ def test_contact_terms_equal_the_separate_calls(chain):
 
 # ----------------------------------------------------------------------------- PUMA 560
 
+
 @pytest.mark.parametrize("armature", [True, False])
 def test_puma_against_numpy_lagrangian(armature):
     arm = p560.puma560(base=BASE, armature=armature)
     gvec = np.array([0, 0, -G0])
-    arm_diag = p560.G ** 2 * p560.JM if armature else None
+    arm_diag = p560.G**2 * p560.JM if armature else None
     for q in [p560.qz, p560.qr, p560.qs, p560.qn, *RNG.uniform(-np.pi, np.pi, (4, 6))]:
         qd = RNG.uniform(-2, 2, 6)
-        M, g, h = _oracle(p560.DH, "RRRRRR", p560.MASSES, p560.COMS, PUMA_FULL_INERTIA, q, qd, gvec,
-                          base=BASE, armature=arm_diag)
+        M, g, h = _oracle(
+            p560.DH, "RRRRRR", p560.MASSES, p560.COMS, PUMA_FULL_INERTIA, q, qd, gvec, base=BASE, armature=arm_diag
+        )
         Mp = arm.mass_matrix(q)
         np.testing.assert_array_equal(Mp, Mp.T)
         assert np.linalg.eigvalsh(Mp).min() > 0
@@ -256,8 +278,9 @@ def test_puma_against_numpy_lagrangian(armature):
         np.testing.assert_allclose(arm.gravity_torques(q), g, rtol=0, atol=1e-10)
         np.testing.assert_allclose(arm.coriolis_torques(q, qd), h, rtol=0, atol=1e-10)
         tau = RNG.uniform(-5, 5, 6)
-        np.testing.assert_allclose(arm.forward_dynamics(q, qd, tau), np.linalg.solve(M, tau - g - h),
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            arm.forward_dynamics(q, qd, tau), np.linalg.solve(M, tau - g - h), rtol=1e-9, atol=1e-9
+        )
         frames = _dh_frames(p560.DH, "RRRRRR", q, BASE)
         for i in range(6):
             np.testing.assert_allclose(arm.link_pose(q, i), frames[i + 1], atol=1e-14)
@@ -269,8 +292,11 @@ def test_puma_gravity_is_gradient_of_potential_energy():
     gvec = arm.gravity
 
     def V(q):
-        return -sum(m * gvec @ (arm.link_pose(q, i) @ np.append(c, 1))[:3]
-                    for i, (m, c) in enumerate(zip(p560.MASSES, p560.COMS)))
+        return -sum(
+            m * gvec @ (arm.link_pose(q, i) @ np.append(c, 1))[:3]
+            for i, (m, c) in enumerate(zip(p560.MASSES, p560.COMS))
+        )
+
     h = 1e-5
     for q in [p560.qn, RNG.uniform(-np.pi, np.pi, 6)]:
         fd = [(V(q + h * e) - V(q - h * e)) / (2 * h) for e in np.eye(6)]
@@ -283,27 +309,34 @@ def test_puma_toolbox_reference_values():
     The toolbox's gravity [0, 0, 9.81] is the base acceleration, i.e. gravity -z as here; its inertia()
     includes G^2 Jm, so armature=True."""
     arm = p560.puma560()
-    M_ref = [[3.6594, -0.4044, 0.1006, -0.0025, 0.0000, -0.0000],
-             [-0.4044, 4.4137, 0.3509, 0.0000, 0.0024, 0.0000],
-             [0.1006, 0.3509, 0.9378, 0.0000, 0.0015, 0.0000],
-             [-0.0025, 0.0000, 0.0000, 0.1925, 0.0000, 0.0000],
-             [0.0000, 0.0024, 0.0015, 0.0000, 0.1713, 0.0000],
-             [-0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.1941]]
+    M_ref = [
+        [3.6594, -0.4044, 0.1006, -0.0025, 0.0000, -0.0000],
+        [-0.4044, 4.4137, 0.3509, 0.0000, 0.0024, 0.0000],
+        [0.1006, 0.3509, 0.9378, 0.0000, 0.0015, 0.0000],
+        [-0.0025, 0.0000, 0.0000, 0.1925, 0.0000, 0.0000],
+        [0.0000, 0.0024, 0.0015, 0.0000, 0.1713, 0.0000],
+        [-0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.1941],
+    ]
     np.testing.assert_allclose(arm.mass_matrix(p560.qn), M_ref, rtol=0, atol=5.1e-5)
     np.testing.assert_allclose(arm.gravity_torques(p560.qn), [0, 31.6399, 6.0351, 0, 0.0283, 0], rtol=0, atol=5.1e-5)
-    C_ref = np.array([[-0.1735, -2.0494, -0.1178, -0.0002, -0.0045, 0.0001],
-                      [0.6274, 1.1572, 1.9287, -0.0015, -0.0003, -0.0000],
-                      [-0.3608, -0.7734, -0.0018, -0.0009, -0.0064, -0.0000],
-                      [0.0011, 0.0005, -0.0001, 0.0002, 0.0002, -0.0001],
-                      [-0.0002, 0.0028, 0.0046, -0.0002, -0.0000, -0.0000],
-                      [0.0001, 0.0000, 0.0000, 0.0000, 0.0000, 0]])
+    C_ref = np.array(
+        [
+            [-0.1735, -2.0494, -0.1178, -0.0002, -0.0045, 0.0001],
+            [0.6274, 1.1572, 1.9287, -0.0015, -0.0003, -0.0000],
+            [-0.3608, -0.7734, -0.0018, -0.0009, -0.0064, -0.0000],
+            [0.0011, 0.0005, -0.0001, 0.0002, 0.0002, -0.0001],
+            [-0.0002, 0.0028, 0.0046, -0.0002, -0.0000, -0.0000],
+            [0.0001, 0.0000, 0.0000, 0.0000, 0.0000, 0],
+        ]
+    )
     qd = np.array([1.0, 2, 3, 1, 2, 3])
     # C_ref entries are rounded to 5e-5, so C_ref @ qd is known to sum(|qd|) * 5e-5 = 6e-4
     np.testing.assert_allclose(arm.coriolis_torques(p560.qn, qd), C_ref @ qd, rtol=0, atol=6e-4)
     # motor inertia enters only M's diagonal, as G^2 Jm
     bare = p560.puma560(armature=False)
-    np.testing.assert_allclose(arm.mass_matrix(p560.qn) - bare.mass_matrix(p560.qn),
-                               np.diag(p560.G ** 2 * p560.JM), atol=1e-14)
+    np.testing.assert_allclose(
+        arm.mass_matrix(p560.qn) - bare.mass_matrix(p560.qn), np.diag(p560.G**2 * p560.JM), atol=1e-14
+    )
     np.testing.assert_allclose(arm.gravity_torques(p560.qn), bare.gravity_torques(p560.qn), atol=1e-14)
 
 
@@ -322,36 +355,45 @@ def test_puma_postures_and_parameters():
 
 # ----------------------------------------------------------------------------- prismatic, modified DH, URDF
 
+
 def test_prismatic_finger():
     """PPP finger whose axes are world z, x, y: J is the axis matrix, M and g are closed form."""
     dh = [[-np.pi / 2, 0.2, 0.05, -np.pi / 2], [np.pi / 2, 0.1, 0.0, -np.pi / 2], [0.0, 0.03, 0.0, 0.0]]
     m = np.array([0.5, 0.3, 0.2])
-    finger = Manipulator.from_dh(dh, "PPP", masses=m, coms=RNG.uniform(-0.1, 0.1, (3, 3)),
-                                 inertias=[np.eye(3) * 1e-3] * 3)
+    finger = Manipulator.from_dh(
+        dh, "PPP", masses=m, coms=RNG.uniform(-0.1, 0.1, (3, 3)), inertias=[np.eye(3) * 1e-3] * 3
+    )
     axes = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=float)  # columns: z, x, y
     for _ in range(3):
         q, qd = RNG.uniform(-0.5, 0.5, 3), RNG.uniform(-1, 1, 3)
         for link in range(3):
             J = finger.point_jacobian(q, link, RNG.uniform(-1, 1, 3))
-            np.testing.assert_allclose(J[:, :link + 1], axes[:, :link + 1], atol=1e-14)
-            np.testing.assert_array_equal(J[:, link + 1:], 0)
+            np.testing.assert_allclose(J[:, : link + 1], axes[:, : link + 1], atol=1e-14)
+            np.testing.assert_array_equal(J[:, link + 1 :], 0)
         np.testing.assert_allclose(finger.point_jacobian(q), axes, atol=1e-14)
         np.testing.assert_allclose(finger.mass_matrix(q), np.diag(np.cumsum(m[::-1])[::-1]), atol=1e-14)
         np.testing.assert_allclose(finger.gravity_torques(q), [m.sum() * 9.81, 0, 0], atol=1e-12)
         np.testing.assert_allclose(finger.coriolis_torques(q, qd), 0, atol=1e-14)
         np.testing.assert_allclose(finger.point_bias_acceleration(q, qd), 0, atol=1e-14)
         # q moves the tip along the axes
-        np.testing.assert_allclose(finger.link_pose(q)[:3, 3] - finger.link_pose(np.zeros(3))[:3, 3], axes @ q,
-                                   atol=1e-14)
+        np.testing.assert_allclose(
+            finger.link_pose(q)[:3, 3] - finger.link_pose(np.zeros(3))[:3, 3], axes @ q, atol=1e-14
+        )
 
 
 def test_modified_dh_two_link_matches_standard():
     std, (lc1, lc2, Ic1, Ic2) = _two_link("rod")
     # modified DH: frame i on joint i, rows [theta, d, a_{i-1}, alpha_{i-1}]
-    mdh = Manipulator.from_dh([[0, 0, 0, 0], [0, 0, L1, 0]], "RR", masses=[M1, M2],
-                              coms=[[lc1, 0, 0], [lc2, 0, 0]],
-                              inertias=[[0, Ic1, Ic1, 0, 0, 0], [0, Ic2, Ic2, 0, 0, 0]],
-                              tool=_rigid((0, 0, 0), (L2, 0, 0)), gravity=(0, -G0, 0), convention="modified")
+    mdh = Manipulator.from_dh(
+        [[0, 0, 0, 0], [0, 0, L1, 0]],
+        "RR",
+        masses=[M1, M2],
+        coms=[[lc1, 0, 0], [lc2, 0, 0]],
+        inertias=[[0, Ic1, Ic1, 0, 0, 0], [0, Ic2, Ic2, 0, 0, 0]],
+        tool=_rigid((0, 0, 0), (L2, 0, 0)),
+        gravity=(0, -G0, 0),
+        convention="modified",
+    )
     for q, qd in [([0.3, -1.1], [0.7, -2.0]), ([2.5, 0.4], [-1.3, 0.9])]:
         np.testing.assert_allclose(mdh.mass_matrix(q), std.mass_matrix(q), atol=1e-12)
         np.testing.assert_allclose(mdh.gravity_torques(q), std.gravity_torques(q), atol=1e-12)
@@ -379,11 +421,11 @@ URDF_2R = f"""<?xml version="1.0"?>
   <link name="base"/>
   <link name="l1">
     <inertial><origin xyz="{L1 / 2} 0 0"/><mass value="{M1}"/>
-      <inertia ixx="0" ixy="0" ixz="0" iyy="{M1 * L1 ** 2 / 12}" iyz="0" izz="{M1 * L1 ** 2 / 12}"/></inertial>
+      <inertia ixx="0" ixy="0" ixz="0" iyy="{M1 * L1**2 / 12}" iyz="0" izz="{M1 * L1**2 / 12}"/></inertial>
   </link>
   <link name="l2">
     <inertial><origin xyz="{L2 / 2} 0 0"/><mass value="{M2}"/>
-      <inertia ixx="0" ixy="0" ixz="0" iyy="{M2 * L2 ** 2 / 12}" iyz="0" izz="{M2 * L2 ** 2 / 12}"/></inertial>
+      <inertia ixx="0" ixy="0" ixz="0" iyy="{M2 * L2**2 / 12}" iyz="0" izz="{M2 * L2**2 / 12}"/></inertial>
   </link>
   <link name="tip"/>
   <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><origin xyz="0 0 0"/>
@@ -414,6 +456,7 @@ def test_urdf_matches_dh():
 
 
 # ----------------------------------------------------------------------------- inverse kinematics
+
 
 def test_inverse_kinematics_reaches_reachable_targets():
     arm = p560.puma560(base=BASE, tool=TOOL)
@@ -446,31 +489,39 @@ def test_inverse_kinematics_raises_when_unreachable(target):
 
 # ----------------------------------------------------------------------------- input validation
 
-GOOD = dict(dh=[[0, 0, 1, 0], [0, 0, 1, 0]], joint_types="RR", masses=[1, 1], coms=np.zeros((2, 3)),
-            inertias=np.zeros((2, 3, 3)))
+GOOD = dict(
+    dh=[[0, 0, 1, 0], [0, 0, 1, 0]],
+    joint_types="RR",
+    masses=[1, 1],
+    coms=np.zeros((2, 3)),
+    inertias=np.zeros((2, 3, 3)),
+)
 
 
-@pytest.mark.parametrize("change, field", [
-    (dict(dh=[[0, 0, 1], [0, 0, 1]]), "dh"),
-    (dict(dh=[[0, np.nan, 1, 0], [0, 0, 1, 0]]), "dh"),
-    (dict(dh=np.zeros((0, 4))), "dh"),
-    (dict(joint_types="RX"), "joint_types"),
-    (dict(joint_types="RRR"), "joint_types"),
-    (dict(masses=[1, -0.1]), "masses[1]"),
-    (dict(masses=[1, 1, 1]), "masses"),
-    (dict(coms=np.zeros((2, 2))), "coms"),
-    (dict(coms=[[0, 0, 0], [0, np.inf, 0]]), "coms"),
-    (dict(inertias=np.zeros((2, 4))), "inertias"),
-    (dict(inertias=[np.eye(3), np.diag([1.0, -1.0, 1.0])]), "inertias[1]"),
-    (dict(inertias=[[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]], np.eye(3)]), "inertias[0]"),
-    (dict(inertias=[np.eye(3) * np.nan, np.eye(3)]), "inertias[0]"),
-    (dict(base=np.eye(3)), "base"),
-    (dict(base=2 * np.eye(4)), "base"),
-    (dict(tool=np.diag([1.0, 1.0, -1.0, 1.0])), "tool"),
-    (dict(gravity=(0, 0)), "gravity"),
-    (dict(convention="craig"), "convention"),
-    (dict(armature=[0.1, -1]), "armature[1]"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (dict(dh=[[0, 0, 1], [0, 0, 1]]), "dh"),
+        (dict(dh=[[0, np.nan, 1, 0], [0, 0, 1, 0]]), "dh"),
+        (dict(dh=np.zeros((0, 4))), "dh"),
+        (dict(joint_types="RX"), "joint_types"),
+        (dict(joint_types="RRR"), "joint_types"),
+        (dict(masses=[1, -0.1]), "masses[1]"),
+        (dict(masses=[1, 1, 1]), "masses"),
+        (dict(coms=np.zeros((2, 2))), "coms"),
+        (dict(coms=[[0, 0, 0], [0, np.inf, 0]]), "coms"),
+        (dict(inertias=np.zeros((2, 4))), "inertias"),
+        (dict(inertias=[np.eye(3), np.diag([1.0, -1.0, 1.0])]), "inertias[1]"),
+        (dict(inertias=[[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]], np.eye(3)]), "inertias[0]"),
+        (dict(inertias=[np.eye(3) * np.nan, np.eye(3)]), "inertias[0]"),
+        (dict(base=np.eye(3)), "base"),
+        (dict(base=2 * np.eye(4)), "base"),
+        (dict(tool=np.diag([1.0, 1.0, -1.0, 1.0])), "tool"),
+        (dict(gravity=(0, 0)), "gravity"),
+        (dict(convention="craig"), "convention"),
+        (dict(armature=[0.1, -1]), "armature[1]"),
+    ],
+)
 def test_from_dh_rejects_bad_input(change, field):
     with pytest.raises(InvalidProblemError) as err:
         Manipulator.from_dh(**{**GOOD, **change})
@@ -479,13 +530,18 @@ def test_from_dh_rejects_bad_input(change, field):
 
 def test_methods_reject_bad_arguments():
     arm, _ = _two_link("rod")
-    cases = [(lambda: arm.mass_matrix([0, 0, 0]), "q"), (lambda: arm.gravity_torques([np.nan, 0]), "q"),
-             (lambda: arm.coriolis_torques([0, 0], [1]), "qdot"), (lambda: arm.link_pose([0, 0], 2), "link"),
-             (lambda: arm.link_pose([0, 0], -2), "link"), (lambda: arm.link_pose([0, 0], "elbow"), "link"),
-             (lambda: arm.point_jacobian([0, 0], 0, (1, 2)), "point"),
-             (lambda: arm.forward_dynamics([0, 0], [0, 0], [1]), "tau"),
-             (lambda: arm.inverse_kinematics((1, 0)), "target"),
-             (lambda: arm.inverse_kinematics((1, 0, 0), q0=[0]), "q0")]
+    cases = [
+        (lambda: arm.mass_matrix([0, 0, 0]), "q"),
+        (lambda: arm.gravity_torques([np.nan, 0]), "q"),
+        (lambda: arm.coriolis_torques([0, 0], [1]), "qdot"),
+        (lambda: arm.link_pose([0, 0], 2), "link"),
+        (lambda: arm.link_pose([0, 0], -2), "link"),
+        (lambda: arm.link_pose([0, 0], "elbow"), "link"),
+        (lambda: arm.point_jacobian([0, 0], 0, (1, 2)), "point"),
+        (lambda: arm.forward_dynamics([0, 0], [0, 0], [1]), "tau"),
+        (lambda: arm.inverse_kinematics((1, 0)), "target"),
+        (lambda: arm.inverse_kinematics((1, 0, 0), q0=[0]), "q0"),
+    ]
     for call, field in cases:
         with pytest.raises(InvalidProblemError) as err:
             call()

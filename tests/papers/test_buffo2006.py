@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from contactcp import InvalidProblemError
-from contactcp.simulate.instant import solve_dynamic
 from contactcp.scenarios.buffo2006 import GraspParameters, contact_points, palm_inertia, puma3_grasp
+from contactcp.simulate.instant import solve_dynamic
 
 
 def Qz(a):
@@ -41,14 +41,14 @@ def test_frames_match_the_paper_where_it_is_unambiguous(grasp):
     for c in grasp.system.contacts:
         F = c.frame
         np.testing.assert_allclose(F.T @ F, np.eye(3), atol=1e-12)
-        np.testing.assert_allclose(F[:, 2], [0, 0, 1], atol=1e-12)     # o is vertical on the equator
+        np.testing.assert_allclose(F[:, 2], [0, 0, 1], atol=1e-12)  # o is vertical on the equator
 
 
 def test_palm_inertia_is_the_parallel_axis_theorem():
     p = GraspParameters()
     I = palm_inertia(p)
     a = p.a_cm
-    np.testing.assert_allclose(np.diag(I), [0.4 * p.m * p.r ** 2 + p.m * a * a] * 2 + [0.4 * p.m * p.r ** 2])
+    np.testing.assert_allclose(np.diag(I), [0.4 * p.m * p.r**2 + p.m * a * a] * 2 + [0.4 * p.m * p.r**2])
     assert np.allclose(I, I.T)
 
 
@@ -89,12 +89,24 @@ def test_bad_parameters():
     assert contact_points(GraspParameters()).shape == (3, 3)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"sigma": 0.0}, "sigma"), ({"sigma": np.pi}, "sigma"), ({"sigma": np.nan}, "sigma"),
-    ({"tool_length": -1.0}, "tool_length"), ({"lift": -0.5}, "lift"), ({"slip_speed": 0.0}, "slip_speed"),
-    ({"r": "x"}, "r"), ({"gravity": "abc"}, "gravity"), ({"gravity": [0, 0]}, "gravity"),
-    ({"foo": 1}, "foo"), ({"mu": "a"}, "mu"), ({"mu": -0.1}, "mu"), ({"params": {"r": 1}}, "params"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"sigma": 0.0}, "sigma"),
+        ({"sigma": np.pi}, "sigma"),
+        ({"sigma": np.nan}, "sigma"),
+        ({"tool_length": -1.0}, "tool_length"),
+        ({"lift": -0.5}, "lift"),
+        ({"slip_speed": 0.0}, "slip_speed"),
+        ({"r": "x"}, "r"),
+        ({"gravity": "abc"}, "gravity"),
+        ({"gravity": [0, 0]}, "gravity"),
+        ({"foo": 1}, "foo"),
+        ({"mu": "a"}, "mu"),
+        ({"mu": -0.1}, "mu"),
+        ({"params": {"r": 1}}, "params"),
+    ],
+)
 def test_grasp_parameters_are_validated_with_project_errors(kwargs, field):
     kwargs = {"mu": 0.4, **kwargs}
     with pytest.raises(InvalidProblemError) as err:
@@ -104,13 +116,14 @@ def test_grasp_parameters_are_validated_with_project_errors(kwargs, field):
 
 def test_advancing_the_grasp_slip_stops_with_enough_friction():
     from contactcp.scenarios.buffo2006_steps import advance_grasp
+
     high = advance_grasp(puma3_grasp(0.8, "sliding"), dt=2e-3, steps=8)
     assert high[0].modes == ["sliding"] * 3
     assert high[-1].modes == ["rolling"] * 3
-    assert high[-1].t > 2e-3          # the slip stopped at an event, then full steps went on
+    assert high[-1].t > 2e-3  # the slip stopped at an event, then full steps went on
     low = advance_grasp(puma3_grasp(0.1, "sliding"), dt=2e-3, steps=4)
     assert all(s.modes == ["sliding"] * 3 for s in low)
-    assert low[-1].sphere_v[2] < -GraspParameters().slip_speed      # keeps slipping down, faster
+    assert low[-1].sphere_v[2] < -GraspParameters().slip_speed  # keeps slipping down, faster
     assert all(s.status == "SOLVED" for s in high + low)
 
 
@@ -118,6 +131,7 @@ def test_cli_grasp_json_and_picture(tmp_path, capsys):
     import json
 
     from contactcp.cli import main
+
     pic = tmp_path / "grasp.png"
     assert main(["grasp", "puma3", "--mu", "0.1", "--json", "--picture", str(pic)]) == 0
     d = json.loads(capsys.readouterr().out)
@@ -142,7 +156,7 @@ def test_advancing_a_slipping_grasp_keeps_the_slip_velocity():
     vz = np.array([h.sphere_v[2] for h in hist])
     np.testing.assert_allclose(np.diff(vz), az * 1e-3, rtol=0.05)
     z = np.array([h.sphere_p[2] for h in hist])
-    np.testing.assert_allclose(np.diff(z), vz[1:] * 1e-3, rtol=1e-4)   # up to the normal-velocity projection
+    np.testing.assert_allclose(np.diff(z), vz[1:] * 1e-3, rtol=1e-4)  # up to the normal-velocity projection
     assert all(h.modes == ["sliding"] * 3 for h in hist)
 
 
@@ -153,6 +167,7 @@ def test_cli_grasp_default_falls_back_when_newton_stalls(capsys):
     import json
 
     from contactcp.cli import main
+
     assert main(["grasp", "puma3", "--mu", "1.5", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["status"] == "SOLVED" and d["method"] in ("prox", "nsgs") and d["max_violation"] <= 1e-7

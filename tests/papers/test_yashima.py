@@ -8,15 +8,21 @@ import pytest
 
 from contactcp.analysis.determinacy import VERDICTS, analyse
 from contactcp.analysis.modemap import MODE_CLASSES, MODE_NAMES
-from contactcp.scenarios.yashima import hand_map, hand_model, hand_states
-from contactcp.linalg.pmatrix import PMatrixVerdict
 from contactcp.cli import main
-from contactcp.simulate.instant import solve_dynamic
 from contactcp.errors import InvalidProblemError
 from contactcp.formulations.decomposition import combination_lcp, n_combinations, sign_combinations
+from contactcp.linalg.pmatrix import PMatrixVerdict
 from contactcp.models import Contact, MultibodySystem, RigidBody
 from contactcp.scenarios.random_dynamic import random_system
-from contactcp.scenarios.yashima import HandParameters, hand_geometry, two_finger_hand
+from contactcp.scenarios.yashima import (
+    HandParameters,
+    hand_geometry,
+    hand_map,
+    hand_model,
+    hand_states,
+    two_finger_hand,
+)
+from contactcp.simulate.instant import solve_dynamic
 
 G = 9.81
 
@@ -29,7 +35,7 @@ def block(push: float, lift: float = 0.0, mu: float = 0.5, m: float = 2.0):
 
 # --------------------------------------------------------------- hand-checked single contacts
 def test_block_below_friction_limit_keeps_rolling():
-    out = analyse(block(push=3.0))            # mu m g = 9.81 > 3
+    out = analyse(block(push=3.0))  # mu m g = 9.81 > 3
     assert out.verdict == "determinate" and out.modes == ["rolling"] and out.codes == ["a1"]
     np.testing.assert_allclose(out.c, [2 * G, -3.0], atol=1e-9)
     np.testing.assert_allclose(out.accelerations[:2], [0.0, 0.0], atol=1e-9)
@@ -39,9 +45,9 @@ def test_block_below_friction_limit_keeps_rolling():
 def test_block_above_friction_limit_starts_sliding():
     out = analyse(block(push=15.0))
     assert out.verdict == "determinate" and out.modes == ["sliding"] and out.codes == ["a2"]
-    np.testing.assert_allclose(out.c, [2 * G, -0.5 * 2 * G], atol=1e-9)       # friction mu c_n against a_t
+    np.testing.assert_allclose(out.c, [2 * G, -0.5 * 2 * G], atol=1e-9)  # friction mu c_n against a_t
     np.testing.assert_allclose(out.accelerations[0], (15.0 - G) / 2.0, atol=1e-9)
-    assert out.combination == "+"                                              # a_t = +alpha
+    assert out.combination == "+"  # a_t = +alpha
 
 
 def test_block_at_rest_without_push_is_one_solution():
@@ -78,7 +84,7 @@ def test_painleve_like_sliding_contact_is_not_determinate():
     c = Contact(0, [-0.5, -0.3, 0], [0, 1, 0], 3.0, state="sliding", v_t=np.array([1.0]))
     out = analyse(MultibodySystem([rod], [c], planar=True))
     comb = combination_lcp(out.dynamics, np.zeros((0, 1)))
-    assert comb.A[0, 0] == pytest.approx(-9.0) and comb.b[0] == pytest.approx(-G)   # 1/m + 1/I (r_t^2 - mu r_n r_t) < 0
+    assert comb.A[0, 0] == pytest.approx(-9.0) and comb.b[0] == pytest.approx(-G)  # 1/m + 1/I (r_t^2 - mu r_n r_t) < 0
     assert out.verdict == "none" and not out.determinate and out.distinct_solutions == 0
     assert out.combinations[0].p_matrix.is_p is False and out.combinations[0].complete
     # pushed up instead (b > 0): two solutions, lift-off and a large impulsive-like force
@@ -94,6 +100,7 @@ def test_combination_count_and_signs():
     cd3 = random_system(2, seed=0).dynamics()
     assert n_combinations(cd3) == 4 ** int((~cd3.sliding).sum())
     from contactcp.scenarios.buffo2006 import puma3_grasp
+
     assert n_combinations(puma3_grasp(0.4, "rolling").system.dynamics()) == 64
 
 
@@ -121,7 +128,7 @@ def test_determinate_states_agree_with_the_pyramid_lcp(seed):
     out = analyse(cd)
     ref = solve_dynamic(cd, friction="pyramid")
     assert ref.success
-    assert out.determinate        # these seeds: A_Pi with positive definite symmetric part
+    assert out.determinate  # these seeds: A_Pi with positive definite symmetric part
     np.testing.assert_allclose(out.c, ref.c, atol=1e-7 * max(1.0, np.abs(ref.c).max()))
     assert out.modes == [o.mode for o in ref.contacts]
     assert out.max_violation < 1e-8
@@ -190,7 +197,7 @@ def test_map_enumeration_path_agrees_with_the_lemke_path():
     np.testing.assert_array_equal(a["n_distinct"], b["n_distinct"])
     np.testing.assert_array_equal([a["mode1"], a["mode2"]], [b["mode1"], b["mode2"]])
     np.testing.assert_allclose(a["a_z"], b["a_z"], atol=1e-9)
-    assert np.all(b["verdict"] == VERDICTS.index("not-P"))   # forced non-P: unique but not certified unique
+    assert np.all(b["verdict"] == VERDICTS.index("not-P"))  # forced non-P: unique but not certified unique
 
 
 def _exact_is_p(A):
@@ -212,6 +219,7 @@ def _exact_is_p(A):
                 f = M[r][c] / M[c][c]
                 M[r] = [a - f * b for a, b in zip(M[r], M[c])]
         return d
+
     n = A.shape[0]
     return all(det(A[np.ix_(S, S)]) > 0 for k in range(1, n + 1) for S in itertools.combinations(range(n), k))
 
@@ -221,10 +229,11 @@ def test_determinacy_p_verdicts_are_exact(system):
     """Each combination's P verdict is the exact one for its A_Pi (no rounding decides a sign)."""
     if system.startswith("hand"):
         sys_ = two_finger_hand(float(system.split("-")[1]), 3.0, 6.0).system
-    elif system == "two-contacts":             # rows that coincide: exactly singular minors
+    elif system == "two-contacts":  # rows that coincide: exactly singular minors
         body = RigidBody(mass=2.0, inertia=1.0, wrench=[3.0, -2 * G, 0, 0, 0, 0])
-        sys_ = MultibodySystem([body], [Contact(0, [x, 0, 0], [0, 1, 0], 0.5, tangent=[1, 0, 0])
-                                        for x in (-0.5, 0.5)], planar=True)
+        sys_ = MultibodySystem(
+            [body], [Contact(0, [x, 0, 0], [0, 1, 0], 0.5, tangent=[1, 0, 0]) for x in (-0.5, 0.5)], planar=True
+        )
     else:
         sys_ = random_system(2, seed=int(system.split("-")[1]))
     out = analyse(sys_)
@@ -239,6 +248,7 @@ def test_determinate_needs_a_p_margin(monkeypatch):
     """A P verdict by a margin below P_MARGIN does not make a state determinate (the matrix is
     computed from the model in floating point): undecided, in analyse and in the map alike."""
     import contactcp.analysis.determinacy as det
+
     out = analyse(block(push=3.0))
     assert out.verdict == "determinate" and out.p_matrix is True
     real = det.p_matrix_test
@@ -255,7 +265,7 @@ def test_determinate_needs_a_p_margin(monkeypatch):
     b = hand_states(t1, t2, mu=0.4, model=thin)
     assert np.all(b["verdict"] == VERDICTS.index("undecided")) and np.all(b["p_matrix"] == -1)
     np.testing.assert_array_equal(a["n_distinct"], b["n_distinct"])
-    for k in range(t1.size):                    # the one-state algorithm agrees
+    for k in range(t1.size):  # the one-state algorithm agrees
         monkeypatch.setattr(det, "p_matrix_test", lambda A, **kw: replace(real(A, **kw), margin=1e-14))
         assert analyse(two_finger_hand(0.4, float(t1[k]), float(t2[k])).system).verdict == "undecided"
 
@@ -313,9 +323,8 @@ def finger_lift(tau: float, push: float = 0.0, mu: float = 0.5, mb: float = 2.0,
     from contactcp.models import Arm, Link, Manipulator
 
     base = np.eye(4)
-    base[:3, :3] = [[1, 0, 0], [0, 0, 1], [0, -1, 0]]      # joint axis z -> world y
-    finger = Manipulator.from_dh([[0.0, 0.0, 0.0, 0.0]], joint_types="P", masses=[mf], base=base,
-                                 gravity=[0, -G, 0])
+    base[:3, :3] = [[1, 0, 0], [0, 0, 1], [0, -1, 0]]  # joint axis z -> world y
+    finger = Manipulator.from_dh([[0.0, 0.0, 0.0, 0.0]], joint_types="P", masses=[mf], base=base, gravity=[0, -G, 0])
     body = RigidBody(mass=mb, inertia=1.0, p=[0, 0.1, 0], wrench=[push, 0, 0, 0, 0, 0], gravity=[0, -G, 0])
     contact = Contact(0, [0, 0, 0], [0, 1, 0], mu, other=Link(0, 0), tangent=[1, 0, 0])
     return MultibodySystem([body], [contact], [Arm(finger, [0.0], [0.0], [tau])], planar=True)
@@ -324,7 +333,7 @@ def finger_lift(tau: float, push: float = 0.0, mu: float = 0.5, mb: float = 2.0,
 def test_single_finger_lifts_the_block_rolling():
     tau = 40.0
     out = analyse(finger_lift(tau))
-    a = (tau - 2.5 * G) / 2.5                         # block and finger move together
+    a = (tau - 2.5 * G) / 2.5  # block and finger move together
     assert out.determinate and out.modes == ["rolling"] and out.codes == ["a1"]
     np.testing.assert_allclose(out.accelerations[:2], [0.0, a], atol=1e-9)
     np.testing.assert_allclose(out.c, [2.0 * (G + a), 0.0], atol=1e-9)
@@ -334,14 +343,14 @@ def test_single_finger_onset_of_sliding():
     tau, push = 40.0, 30.0
     out = analyse(finger_lift(tau, push=push))
     a = (tau - 2.5 * G) / 2.5
-    cn = 2.0 * (G + a)                                # > push / mu? 2 (G + a) = 32 < 60: slides
+    cn = 2.0 * (G + a)  # > push / mu? 2 (G + a) = 32 < 60: slides
     assert out.determinate and out.modes == ["sliding"] and out.codes == ["a2"]
     np.testing.assert_allclose(out.c, [cn, -0.5 * cn], atol=1e-9)
     np.testing.assert_allclose(out.accelerations[0], (push - 0.5 * cn) / 2.0, atol=1e-9)
 
 
 def test_single_finger_pulled_away_breaks_contact():
-    out = analyse(finger_lift(-5.0))                  # the finger falls faster than g
+    out = analyse(finger_lift(-5.0))  # the finger falls faster than g
     assert out.determinate and out.modes == ["breaking"] and out.codes == ["a3"]
     np.testing.assert_allclose(out.c, [0.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(out.accelerations[:2], [0.0, -G], atol=1e-9)
@@ -358,8 +367,9 @@ def test_map_agrees_with_one_state_analysis_where_A_is_not_P():
             one = analyse(two_finger_hand(mu, float(t1[k]), float(t2[k])).system)
             assert one.verdict == VERDICTS[int(st["verdict"][k])]
             assert (one.feasible_combinations, one.distinct_solutions) == (st["n_feasible"][k], st["n_distinct"][k])
-            np.testing.assert_allclose(one.c, [st["c_n1"][k], st["c_t1"][k], st["c_n2"][k], st["c_t2"][k]],
-                                       atol=1e-8 * np.abs(one.c).max())
+            np.testing.assert_allclose(
+                one.c, [st["c_n1"][k], st["c_t1"][k], st["c_n2"][k], st["c_t2"][k]], atol=1e-8 * np.abs(one.c).max()
+            )
             assert st["max_violation"][k] < 1e-7
 
 
@@ -375,12 +385,13 @@ def test_indeterminate_friction_split_is_several():
     cs = [Contact(0, [x, 0, 0], [0, 1, 0], 0.5, tangent=[1, 0, 0]) for x in (-0.5, 0.5)]
     out = analyse(MultibodySystem([body], cs, planar=True))
     assert out.verdict == "several" and out.distinct_solutions >= 2 and not out.determinate
-    assert all(not o.complete for o in out.combinations if o.feasible)   # singular blocks: a continuum
+    assert all(not o.complete for o in out.combinations if o.feasible)  # singular blocks: a continuum
 
 
 def test_sliding_contacts_in_space_are_checked_with_their_own_law():
     """Sliding friction follows the cone direction (eq. (5)); the independent check uses that law."""
     from contactcp.scenarios.buffo2006 import puma3_grasp
+
     out = analyse(puma3_grasp(0.4, "sliding").system)
     assert out.determinate and out.max_violation < 1e-10
     ref = solve_dynamic(puma3_grasp(0.4, "sliding").system, friction="cone")
@@ -389,6 +400,7 @@ def test_sliding_contacts_in_space_are_checked_with_their_own_law():
 
 def test_analyse_rejects_bad_options():
     from contactcp.errors import InvalidOptionError
+
     sys_ = block(push=1.0)
     for kw in ({"mode_tol": -1.0}, {"mode_tol": float("nan")}, {"max_combinations": "a"}, {"tol": 0}):
         with pytest.raises(InvalidOptionError):
@@ -398,8 +410,12 @@ def test_analyse_rejects_bad_options():
 
 
 def test_cli_hand2d_bad_outputs_fail_before_any_work(capsys, tmp_path):
-    for argv in (["--out", "/nonexistent/x.npz"], ["--picture", str(tmp_path / "x.jpgg")],
-                 ["--out", str(tmp_path / "x.txt")], ["--tau-min", "5", "--tau-max", "1"]):
+    for argv in (
+        ["--out", "/nonexistent/x.npz"],
+        ["--picture", str(tmp_path / "x.jpgg")],
+        ["--out", str(tmp_path / "x.txt")],
+        ["--tau-min", "5", "--tau-max", "1"],
+    ):
         assert main(["hand2d", "--map", "--resolution", "4", "--workers", "1", *argv]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err

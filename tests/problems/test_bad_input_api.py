@@ -24,7 +24,7 @@ from contactcp.problems.friction import FrictionContactProblem
 
 E2 = np.eye(2)
 E3 = np.eye(3)
-BIG = 10 ** 400
+BIG = 10**400
 
 
 def _deep(levels: int):
@@ -183,6 +183,7 @@ def test_bad_input_raises_invalid_problem_naming_the_field(call, field):
 
 # ----------------------------------------------------------- files, through the API
 
+
 def test_load_lcp_names_file_and_field(tmp_path):
     from contactcp.io import load_lcp
 
@@ -212,16 +213,20 @@ def test_read_fclib_refuses_an_external_link(tmp_path):
 
 # ------------------------------------------------------ what is still accepted, exactly
 
-@pytest.mark.parametrize("value", [
-    [[2, 1], [1, 2]],                                   # Python ints
-    np.array([[2, 1], [1, 2]], dtype=np.int32),         # integer dtypes
-    np.array([[2, 1], [1, 2]], dtype=np.uint8),
-    [[Fraction(2), Fraction(1)], [Fraction(1), Fraction(2)]],
-    [[Decimal("2"), Decimal("1")], [Decimal("1"), Decimal("2")]],
-    np.array([[2, 1], [1, 2]], dtype=np.float32),
-    [np.array([2.0, 1.0]), np.array([1.0, 2.0])],       # a list of rows
-    ((2.0, 1.0), (1.0, 2.0)),
-])
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [[2, 1], [1, 2]],  # Python ints
+        np.array([[2, 1], [1, 2]], dtype=np.int32),  # integer dtypes
+        np.array([[2, 1], [1, 2]], dtype=np.uint8),
+        [[Fraction(2), Fraction(1)], [Fraction(1), Fraction(2)]],
+        [[Decimal("2"), Decimal("1")], [Decimal("1"), Decimal("2")]],
+        np.array([[2, 1], [1, 2]], dtype=np.float32),
+        [np.array([2.0, 1.0]), np.array([1.0, 2.0])],  # a list of rows
+        ((2.0, 1.0), (1.0, 2.0)),
+    ],
+)
 def test_numbers_of_every_real_kind_are_accepted(value):
     lcp = ccp.LCP(value, [-5, -6])
     assert lcp.M.dtype == np.float64 and lcp.M.tolist() == [[2.0, 1.0], [1.0, 2.0]]
@@ -236,6 +241,7 @@ def test_friction_problem_exported_at_the_top_level():
 
 # --------------------------------------------------- gravity is separate from the applied wrench
 
+
 def test_applied_wrench_does_not_replace_gravity():
     pushed = RigidBody(mass=2.0, wrench=[1.0, 0, 0, 0, 0, 0.5])
     assert pushed.wrench.tolist() == [1.0, 0, 0, 0, 0, 0.5]
@@ -248,12 +254,12 @@ def test_applied_wrench_does_not_replace_gravity():
 def test_pushed_block_feels_its_weight():
     """A unit block on four corner contacts pushed by 2 N: with gravity the contacts carry its
     weight exactly (sum of normal forces = m g); the push alone used to remove the weight."""
-    from contactcp.simulate.instant import solve_dynamic
     from contactcp.models import MultibodySystem
+    from contactcp.simulate.instant import solve_dynamic
 
     block = RigidBody(mass=1.0, wrench=[2.0, 0, 0, 0, 0, 0])
     contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=0.5) for x in (-1, 1) for y in (-1, 1)]
     out = solve_dynamic(MultibodySystem([block], contacts), friction="pyramid")
     assert out.success
-    force = sum(ct.frame @ cj for ct, cj in zip(contacts, out.c.reshape(4, 3)))   # world frame
-    assert force == pytest.approx([-2.0, 0.0, 9.81], abs=1e-12)    # friction holds the push, normals the weight
+    force = sum(ct.frame @ cj for ct, cj in zip(contacts, out.c.reshape(4, 3)))  # world frame
+    assert force == pytest.approx([-2.0, 0.0, 9.81], abs=1e-12)  # friction holds the push, normals the weight

@@ -77,15 +77,18 @@ def test_mixed_ncp_residual_and_shape_errors():
     assert nan.residual([0.0]).value == np.inf
 
 
-@pytest.mark.parametrize("args, field, msg", [
-    (([[1, 2, 3], [4, 5, 6]], [1, 2]), "M", "must be square"),
-    (([1, 2], [1, 2]), "M", "must be a 2-D matrix"),
-    ((np.eye(2), [1, 2, 3]), "q", "must have length 2"),
-    (([[1, np.nan], [0, 1]], [1, 2]), "M", "contains NaN"),
-    ((np.eye(2), [np.inf, 0]), "q", "only finite values"),
-    (([["a", "b"], ["c", "d"]], [1, 2]), "M", "cannot be read"),
-    ((np.zeros((0, 0)), []), "M", "at least one row"),
-])
+@pytest.mark.parametrize(
+    "args, field, msg",
+    [
+        (([[1, 2, 3], [4, 5, 6]], [1, 2]), "M", "must be square"),
+        (([1, 2], [1, 2]), "M", "must be a 2-D matrix"),
+        ((np.eye(2), [1, 2, 3]), "q", "must have length 2"),
+        (([[1, np.nan], [0, 1]], [1, 2]), "M", "contains NaN"),
+        ((np.eye(2), [np.inf, 0]), "q", "only finite values"),
+        (([["a", "b"], ["c", "d"]], [1, 2]), "M", "cannot be read"),
+        ((np.zeros((0, 0)), []), "M", "at least one row"),
+    ],
+)
 def test_lcp_bad_input(args, field, msg):
     with pytest.raises(InvalidProblemError, match=msg) as exc:
         ccp.LCP(*args)
@@ -133,8 +136,11 @@ def test_errors_survive_pickling():
 
     from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 
-    for err in (InvalidProblemError("M", "must be square"), InvalidOptionError("tol", "must be > 0"),
-                UnknownMethodError("x", "LCP", ["lemke"], "unknown method")):
+    for err in (
+        InvalidProblemError("M", "must be square"),
+        InvalidOptionError("tol", "must be > 0"),
+        UnknownMethodError("x", "LCP", ["lemke"], "unknown method"),
+    ):
         back = pickle.loads(pickle.dumps(err))
         assert type(back) is type(err) and str(back) == str(err)
 
@@ -180,6 +186,7 @@ def test_exact_signs_match_rational_arithmetic():
     from fractions import Fraction
 
     from contactcp.linalg.rational import exact_dot, exact_transpose_product
+
     rng = np.random.default_rng(0)
     for _ in range(100):
         m, n = rng.integers(1, 8, 2)
@@ -235,10 +242,13 @@ def test_the_rounding_allowance_never_excuses_an_exact_z():
     assert box.residual([1.0]).value == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("M, q, y", [
-    ([[1.0, -1.0], [-1.0, 1.0 + 1e-14]], [-1.0, 0.5], [1.0, 1.0]),    # positive definite: z ~ 5e13 solves it
-    ([[1e-200]], [-1.0], [1e-200]),                                     # z = 1e200 solves it (underflow trap)
-])
+@pytest.mark.parametrize(
+    "M, q, y",
+    [
+        ([[1.0, -1.0], [-1.0, 1.0 + 1e-14]], [-1.0, 0.5], [1.0, 1.0]),  # positive definite: z ~ 5e13 solves it
+        ([[1e-200]], [-1.0], [1e-200]),  # z = 1e200 solves it (underflow trap)
+    ],
+)
 def test_near_proofs_of_solvable_problems_are_rejected(M, q, y):
     p = ccp.LCP(M, q)
     ok, checks = p.check_certificate(y)

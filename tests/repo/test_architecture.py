@@ -89,7 +89,7 @@ def test_no_import_cycle_between_units():
 
     def visit(u):
         if u in stack:
-            cycles.append(stack[stack.index(u):] + [u])
+            cycles.append(stack[stack.index(u) :] + [u])
             return
         if u in seen:
             return

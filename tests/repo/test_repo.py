@@ -1,7 +1,5 @@
 """The README's two fresh-machine commands stay true."""
 
-from pathlib import Path
-
 from support.paths import ROOT
 
 

@@ -8,10 +8,10 @@ import pytest
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, InvalidProblemError, Status
-from contactcp.simulate.instant import solve_dynamic
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
 from contactcp.models import Body, Contact, Link, MultibodySystem, RigidBody
 from contactcp.problems import FrictionContactProblem
+from contactcp.simulate.instant import solve_dynamic
 
 G = 9.81
 
@@ -20,8 +20,7 @@ def block_on_plane(fx, fy=0.0, fz=0.0, mu=0.5, state="rolling", v_t=None, corner
     """A unit block on the plane z = 0 under gravity, pushed by the applied force (fx, fy, fz)."""
     body = RigidBody(mass=1.0, inertia=np.diag([1.0, 1.0, 1.0]), wrench=[fx, fy, fz, 0, 0, 0], gravity=gravity)
     pts = [(x, y) for x in (-1, 1) for y in (-1, 1)] if corners else [(0, 0)]
-    contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=mu, tangent=[1, 0, 0], state=state, v_t=v_t)
-                for x, y in pts]
+    contacts = [Contact(0, [x, y, 0], [0, 0, 1], mu=mu, tangent=[1, 0, 0], state=state, v_t=v_t) for x, y in pts]
     return MultibodySystem([body], contacts)
 
 
@@ -60,7 +59,7 @@ def test_diagonal_push_pyramid_and_cone_differ():
 
 @pytest.mark.parametrize("friction", ["pyramid", "cone"])
 def test_lift_off(friction):
-    out = solve_dynamic(block_on_plane(fx=1.0, fz=+2.0, gravity=(0, 0, 0)), friction=friction)   # weightless
+    out = solve_dynamic(block_on_plane(fx=1.0, fz=+2.0, gravity=(0, 0, 0)), friction=friction)  # weightless
     assert out.success
     assert all(o.mode == "breaking" and o.transition == "rolling->breaking" for o in out.contacts)
     np.testing.assert_allclose(out.c, 0.0, atol=1e-12)
@@ -92,8 +91,10 @@ def test_two_stacked_blocks_pyramid_equals_cone_for_a_push_along_t():
     # the top slides (0.9 g > 0.5 g), the bottom sticks (0.5 g < 0.2 * 3 g)
     bottom = RigidBody(mass=2.0, inertia=1e9, p=[0, 0, 0.5], gravity=[0, 0, -G])
     top = RigidBody(mass=1.0, inertia=1e9, p=[0, 0, 1.5], wrench=[0.9 * G, 0, 0, 0, 0, 0], gravity=[0, 0, -G])
-    contacts = [Contact(0, [0, 0, 0], [0, 0, 1], mu=0.2, tangent=[1, 0, 0]),
-                Contact(1, [0, 0, 1], [0, 0, 1], mu=0.5, other=Body(0), tangent=[1, 0, 0])]
+    contacts = [
+        Contact(0, [0, 0, 0], [0, 0, 1], mu=0.2, tangent=[1, 0, 0]),
+        Contact(1, [0, 0, 1], [0, 0, 1], mu=0.5, other=Body(0), tangent=[1, 0, 0]),
+    ]
     outs = [solve_dynamic(MultibodySystem([bottom, top], contacts), friction=f) for f in ("pyramid", "cone")]
     for out in outs:
         assert out.success and out.max_violation < 1e-9
@@ -109,9 +110,10 @@ def test_two_stacked_blocks_pyramid_equals_cone_for_a_push_along_t():
 def test_pyramid_lcp_sizes_and_solution_check_is_independent():
     sysm = block_on_plane(fx=0.8 * G, corners=False)
     form = pyramid_lcp(sysm.dynamics())
-    assert form.lcp.n == 5              # c_n, (s+, a-) for t and o
+    assert form.lcp.n == 5  # c_n, (s+, a-) for t and o
     # a wrong force fails the independent check
     from contactcp.interpret.dynamic import check_dynamic
+
     viol, _, _ = check_dynamic(sysm.dynamics(), np.array([G, 0.0, 0.0]), "pyramid")
     assert viol > 0.1
 
@@ -175,35 +177,45 @@ def test_bad_inputs():
         ccp.solve(FrictionContactProblem(np.eye(3), np.zeros(3), 0.1), "lemke")
 
 
-@pytest.mark.parametrize("make, field", [
-    (lambda: RigidBody(mass="a"), "mass"),
-    (lambda: RigidBody(mass=1.0, inertia="x"), "inertia"),
-    (lambda: RigidBody(mass=1.0, inertia=[[1.0, 2.0]]), "inertia"),
-    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=None), "mu"),
-    (lambda: Contact("0", [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
-    (lambda: Contact(0.0, [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
-    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Link(0, "a")), "other.link"),
-    (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Body(-1)), "other.body"),
-])
+@pytest.mark.parametrize(
+    "make, field",
+    [
+        (lambda: RigidBody(mass="a"), "mass"),
+        (lambda: RigidBody(mass=1.0, inertia="x"), "inertia"),
+        (lambda: RigidBody(mass=1.0, inertia=[[1.0, 2.0]]), "inertia"),
+        (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=None), "mu"),
+        (lambda: Contact("0", [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
+        (lambda: Contact(0.0, [0, 0, 0], [0, 0, 1], mu=0.5), "body"),
+        (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Link(0, "a")), "other.link"),
+        (lambda: Contact(0, [0, 0, 0], [0, 0, 1], mu=0.5, other=Body(-1)), "other.body"),
+    ],
+)
 def test_model_inputs_of_the_wrong_type_raise_project_errors(make, field):
     with pytest.raises(InvalidProblemError) as err:
         make()
     assert err.value.field.endswith(field)
 
 
-@pytest.mark.parametrize("path, value, field", [
-    (("contacts", 0, "body"), "0", "body"), (("contacts", 0, "body"), 0.5, "body"),
-    (("contacts", 0, "mu"), "a", "mu"), (("contacts", 0, "mu"), None, "mu"),
-    (("bodies", 0, "mass"), "a", "mass"), (("bodies", 0, "mass"), [1, 2], "mass"),
-    (("contacts", 0, "other"), {"body": "x"}, "other.body"),
-    (("contacts", 0, "other"), {"arm": 0, "link": "a"}, "other.link"),
-    (("arms",), {}, "arms"), (("planar",), "no", "planar"),
-])
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("contacts", 0, "body"), "0", "body"),
+        (("contacts", 0, "body"), 0.5, "body"),
+        (("contacts", 0, "mu"), "a", "mu"),
+        (("contacts", 0, "mu"), None, "mu"),
+        (("bodies", 0, "mass"), "a", "mass"),
+        (("bodies", 0, "mass"), [1, 2], "mass"),
+        (("contacts", 0, "other"), {"body": "x"}, "other.body"),
+        (("contacts", 0, "other"), {"arm": 0, "link": "a"}, "other.link"),
+        (("arms",), {}, "arms"),
+        (("planar",), "no", "planar"),
+    ],
+)
 def test_scene_json_errors_name_the_field_and_exit_2(tmp_path, capsys, path, value, field):
     from contactcp.cli import main
     from contactcp.io.scene import system_from_dict
-    scene = {"bodies": [{"mass": 1.0}],
-             "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}]}
+
+    scene = {"bodies": [{"mass": 1.0}], "contacts": [{"body": 0, "point": [0, 0, 0], "normal": [0, 0, 1], "mu": 0.5}]}
     target = scene
     for key in path[:-1]:
         target = target[key]
@@ -224,8 +236,8 @@ def test_planar_system_matches_the_spatial_one(friction):
     # gravity off: planar (3 DOF, one tangent) and spatial answers agree
     def build(planar):
         body = RigidBody(mass=2.0, inertia=0.5, p=[1.0, 0, 0], wrench=[-3.0, 4.0, 0, 0, 0, 0.5], gravity=[0, 0, 0])
-        return MultibodySystem([body], [Contact(0, [0, 0, 0], [1, 0, 0], mu=0.6, tangent=[0, 1, 0])],
-                               planar=planar)
+        return MultibodySystem([body], [Contact(0, [0, 0, 0], [1, 0, 0], mu=0.6, tangent=[0, 1, 0])], planar=planar)
+
     p2 = solve_dynamic(build(True), friction=friction)
     p3 = solve_dynamic(build(False), friction=friction)
     assert p2.success and p3.success
@@ -237,15 +249,17 @@ def test_planar_system_matches_the_spatial_one(friction):
 
 def test_sliding_contact_direction_with_zero_velocity_behaves_as_rolling_in_the_pyramid():
     # sliding along t (v = (1, 0)); a push along o below mu g: the o direction sticks
-    out = solve_dynamic(block_on_plane(0.0, fy=0.3 * G, corners=False, state="sliding", v_t=[1.0, 0.0]),
-                        friction="pyramid")
+    out = solve_dynamic(
+        block_on_plane(0.0, fy=0.3 * G, corners=False, state="sliding", v_t=[1.0, 0.0]), friction="pyramid"
+    )
     assert out.success
     c = out.contacts[0].c
     np.testing.assert_allclose(c, [G, -0.5 * G, -0.3 * G], atol=1e-9)
     np.testing.assert_allclose(out.accelerations[:3], [-0.5 * G, 0.0, 0.0], atol=1e-9)
     # above mu g along o it slides in o too, with friction on the pyramid's edge
-    out = solve_dynamic(block_on_plane(0.0, fy=0.8 * G, corners=False, state="sliding", v_t=[1.0, 0.0]),
-                        friction="pyramid")
+    out = solve_dynamic(
+        block_on_plane(0.0, fy=0.8 * G, corners=False, state="sliding", v_t=[1.0, 0.0]), friction="pyramid"
+    )
     np.testing.assert_allclose(out.contacts[0].c, [G, -0.5 * G, -0.5 * G], atol=1e-9)
     np.testing.assert_allclose(out.accelerations[:3], [-0.5 * G, 0.3 * G, 0.0], atol=1e-9)
 
@@ -253,6 +267,7 @@ def test_sliding_contact_direction_with_zero_velocity_behaves_as_rolling_in_the_
 def test_compiled_newton_kernels_match_the_numpy_reference():
     from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, newton_matrix
     from contactcp.solvers.cone.newton import alart_curnier
+
     rng = np.random.default_rng(3)
     nc = 7
     B = rng.standard_normal((3 * nc, 3 * nc))
@@ -276,6 +291,7 @@ def test_compiled_newton_kernels_match_the_numpy_reference():
 
 def sla_block(D):
     import scipy.linalg as sla
+
     return sla.block_diag(*D)
 
 
@@ -289,8 +305,8 @@ def _reduced_reference(W, D, rho, phi):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
     # separating contacts and frictionless (mu = 0) ones give zero D rows, eliminated
-    from contactcp.solvers.cone.kernels import (abs_row_sums, ac_phi_D, reduced_newton_apply,
-                                               reduced_newton_system)
+    from contactcp.solvers.cone.kernels import abs_row_sums, ac_phi_D, reduced_newton_apply, reduced_newton_system
+
     rng = np.random.default_rng(11)
     nc = 9
     B = rng.standard_normal((3 * nc, 3 * nc))
@@ -305,8 +321,7 @@ def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
     phi, D = ac_phi_D(r, u, mu, rho, 3, True)
     J, keep_ref = _reduced_reference(W, D, rho, phi)
     assert 0 < keep_ref.size < 3 * nc
-    keep, Jr, rhs, dr, jnorm = reduced_newton_system(W, D, rho, phi, 3, np.empty(9 * nc * nc, dtype),
-                                                     abs_row_sums(W))
+    keep, Jr, rhs, dr, jnorm = reduced_newton_system(W, D, rho, phi, 3, np.empty(9 * nc * nc, dtype), abs_row_sums(W))
     assert Jr.dtype == dtype
     np.testing.assert_array_equal(keep, keep_ref)
     tol = 1e-12 if dtype == np.float64 else 1e-5
@@ -325,6 +340,7 @@ def test_reduced_newton_system_matches_the_full_newton_matrix(dtype):
 def test_compiled_merit_matches_the_numpy_reference():
     from contactcp.solvers.cone.kernels import ac_merit
     from contactcp.solvers.cone.newton import alart_curnier
+
     rng = np.random.default_rng(5)
     nc = 6
     W = rng.standard_normal((3 * nc, 3 * nc))
@@ -344,6 +360,7 @@ def test_mixed_precision_newton_step_equals_the_double_precision_step():
     from contactcp.scenarios.random_dynamic import random_system
     from contactcp.solvers.cone import newton as fn
     from contactcp.solvers.cone.kernels import ac_phi_D
+
     p = cone_problem(random_system(60, seed=8).dynamics())
     rho = fn.default_rho(p)
     r = np.abs(np.random.default_rng(2).standard_normal(p.size))
@@ -351,7 +368,7 @@ def test_mixed_precision_newton_step_equals_the_double_precision_step():
     phi, D = ac_phi_D(r, u, p.mu, rho, 3, True)
     single = [True]
     dr = fn._lu_step(p.W, D, rho, phi, 3, None, single)
-    assert single[0]                                   # the refinement converged
+    assert single[0]  # the refinement converged
     J, _ = _reduced_reference(p.W, D, rho, phi)
     ref = np.linalg.solve(J, -phi)
     np.testing.assert_allclose(dr, ref, atol=1e-11 * np.abs(ref).max())
@@ -365,6 +382,7 @@ def test_newton_on_duplicated_contacts_falls_back_to_double_precision_and_least_
     from contactcp.scenarios.random_dynamic import random_system
     from contactcp.solvers.cone import newton as fn
     from contactcp.solvers.cone.kernels import ac_phi_D
+
     p0 = cone_problem(random_system(30, seed=1).dynamics())
     P = np.vstack([np.eye(p0.size), np.eye(p0.size)])
     p = FrictionContactProblem(P @ p0.W @ P.T, P @ p0.q, np.concatenate([p0.mu, p0.mu]))
@@ -384,6 +402,7 @@ def test_newton_start_sweeps(sweeps):
     from contactcp.problems.friction import cone_violation
     from contactcp.scenarios.random_dynamic import random_system
     from contactcp.solvers.cone.kernels import gauss_seidel_sweeps
+
     p = cone_problem(random_system(40, seed=21).dynamics())
     res = ccp.solve(p, "newton", tol=1e-10, sweeps=sweeps)
     assert res.success and res.residual.value <= 1e-10
@@ -420,6 +439,7 @@ def test_sparse_newton_path_matches_the_dense_one():
     """W given as a sparse matrix (as FCLIB files load): same certified answers as dense W,
     frictionless contacts mixed in (the Gauss-Seidel warm start also runs on the sparse path)."""
     import scipy.sparse as sp
+
     rng = np.random.default_rng(0)
     solved = 0
     for trial in range(12):
@@ -435,13 +455,14 @@ def test_sparse_newton_path_matches_the_dense_one():
         solved += b.success
         if b.success:
             np.testing.assert_allclose(a.x, b.x, atol=1e-6 * max(1.0, np.abs(b.x).max()))
-    assert solved >= 10            # Newton alone; the default chain adds NSGS for the rest
+    assert solved >= 10  # Newton alone; the default chain adds NSGS for the rest
 
 
 def test_cli_fclib_default_chain(tmp_path, capsys):
     """contactcp fclib without --method: Newton, then NSGS if Newton gives no certified answer."""
     from contactcp.cli import main
     from contactcp.io.fclib import FclibLocal, write_local
+
     rng = np.random.default_rng(2)
     B = rng.standard_normal((9, 9))
     p = FrictionContactProblem(B @ B.T + np.eye(9), rng.standard_normal(9), [0.3, 0.0, 1.0])
@@ -452,18 +473,22 @@ def test_cli_fclib_default_chain(tmp_path, capsys):
     assert d["success"] and d["method"] in ("newton", "nsgs")
 
 
-@pytest.mark.parametrize("push, same", [
-    ((0.2, 0.2), True),     # |f_T| = 0.28 g < mu g = 0.5 g: inside the cone, both laws stick
-    ((0.4, 0.0), True),     # along a pyramid face normal, below mu g: both stick
-    ((0.8, 0.0), True),     # along t, above mu g: both slide, friction on the shared edge point (-mu g, 0)
-    ((0.45, 0.45), False),  # along the diagonal, |f_T| = 0.64 g > mu g but each component < mu g:
-                            # the pyramid sticks, the cone slides
-])
+@pytest.mark.parametrize(
+    "push, same",
+    [
+        ((0.2, 0.2), True),  # |f_T| = 0.28 g < mu g = 0.5 g: inside the cone, both laws stick
+        ((0.4, 0.0), True),  # along a pyramid face normal, below mu g: both stick
+        ((0.8, 0.0), True),  # along t, above mu g: both slide, friction on the shared edge point (-mu g, 0)
+        ((0.45, 0.45), False),  # along the diagonal, |f_T| = 0.64 g > mu g but each component < mu g:
+        # the pyramid sticks, the cone slides
+    ],
+)
 def test_when_the_pyramid_answer_is_also_a_cone_answer(push, same):
     """The friction pyramid contains the cone (|c_t|, |c_o| <= mu c_n): its answer is a cone answer
     exactly when its tangential force lies in the cone (strictly inside while sticking, or on a
     point the two share while sliding); check_dynamic(..., 'cone') decides it."""
     from contactcp.interpret.dynamic import check_dynamic
+
     system = block_on_plane(fx=push[0] * G, fy=push[1] * G, corners=False)
     pyr = solve_dynamic(system, friction="pyramid")
     cone = solve_dynamic(system, friction="cone")

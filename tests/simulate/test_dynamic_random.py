@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 import contactcp as ccp
-from contactcp.formulations.theorem2 import theorem2
 from contactcp import InvalidProblemError
 from contactcp.cli import main
-from contactcp.simulate.instant import solve_dynamic
 from contactcp.formulations.dynamic_cone import cone_problem
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
+from contactcp.formulations.theorem2 import theorem2
 from contactcp.io.fclib import FclibLocal, write_local
 from contactcp.io.scene import system_from_dict
 from contactcp.scenarios.random_dynamic import random_system
+from contactcp.simulate.instant import solve_dynamic
 
 
 @pytest.mark.parametrize("seed", range(8))

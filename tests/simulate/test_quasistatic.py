@@ -10,16 +10,16 @@ from contactcp import InvalidProblemError, Status
 from contactcp.cli import main
 from contactcp.formulations import quasistatic_ucp
 from contactcp.models import PlanarQuasistaticProblem
-from contactcp.simulate.quasistatic import solve_quasistatic
 from contactcp.scenarios.pang1994 import PAPER_VERDICT, data_set, random_problem
+from contactcp.simulate.quasistatic import solve_quasistatic
 
 
 def independent_check(m, x, y):
     """The test's own check of conditions (2)-(10) from the UCP pair (x, y)."""
     nc = m.n_c
-    v_n, v_t = x[:nc], x[nc:2 * nc] - x[2 * nc:]
+    v_n, v_t = x[:nc], x[nc : 2 * nc] - x[2 * nc :]
     c_n = y[:nc]
-    c_t = y[nc:2 * nc] - m.mu * c_n
+    c_t = y[nc : 2 * nc] - m.mu * c_n
     J = np.vstack([m.J_n, m.J_t])
     a = m.alpha
     WT = np.vstack([m.W_n.T, m.W_t.T])
@@ -34,8 +34,10 @@ def independent_check(m, x, y):
         "v_n >= 0 (6)": max(0, -v_n.min()),
         "cone (7)": max(0, (np.abs(c_t) - m.mu * c_n).max()),
         "c_n v_n = 0 (8)-(9)": np.abs(c_n * v_n).max(),
-        "sliding (10)": max(np.abs(np.maximum(v_t, 0) * (c_t + m.mu * c_n)).max(),
-                            np.abs(np.maximum(-v_t, 0) * (c_t - m.mu * c_n)).max()),
+        "sliding (10)": max(
+            np.abs(np.maximum(v_t, 0) * (c_t + m.mu * c_n)).max(),
+            np.abs(np.maximum(-v_t, 0) * (c_t - m.mu * c_n)).max(),
+        ),
     }
     return max(worst.values()), worst
 
@@ -79,8 +81,13 @@ def test_data_set_1_has_three_modes_and_exact_proof_for_4():
 
 def test_object_resting_on_two_fingers_hand_solution():
     # gravity -1 along y; two stationary fingers under (-1, 0) and (1, 0), normals up
-    prob = PlanarQuasistaticProblem.from_geometry([[-1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]],
-                                                  mu=[0.5, 0.5], g_obj=[0.0, -1.0, 0.0], theta_dot=np.zeros(4))
+    prob = PlanarQuasistaticProblem.from_geometry(
+        [[-1.0, 0.0], [1.0, 0.0]],
+        [[0.0, 1.0], [0.0, 1.0]],
+        mu=[0.5, 0.5],
+        g_obj=[0.0, -1.0, 0.0],
+        theta_dot=np.zeros(4),
+    )
     for method in ("bilinear", "exact", "enumerate"):
         out = solve_quasistatic(prob, method)
         assert out.success
@@ -96,9 +103,13 @@ def test_object_resting_on_two_fingers_hand_solution():
 
 def test_lifting_one_finger_tips_the_object():
     # finger 1 moves up with speed 1 under (-1, 0): the object must move
-    prob = PlanarQuasistaticProblem.from_geometry([[-1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]],
-                                                  mu=[0.5, 0.5], g_obj=[0.0, -1.0, 0.0],
-                                                  theta_dot=[1.0, 0.0, 0.0, 0.0])
+    prob = PlanarQuasistaticProblem.from_geometry(
+        [[-1.0, 0.0], [1.0, 0.0]],
+        [[0.0, 1.0], [0.0, 1.0]],
+        mu=[0.5, 0.5],
+        g_obj=[0.0, -1.0, 0.0],
+        theta_dot=[1.0, 0.0, 0.0, 0.0],
+    )
     out = solve_quasistatic(prob, "exact")
     assert out.success
     s = out.solutions[0]
@@ -141,8 +152,7 @@ def test_interpretation_modes_and_violations_are_scale_relative():
     s = out.solutions[0]
     assert s.max_violation < 1e-12
     # scaling all velocities by 1e-6 must not change the modes
-    slow = PlanarQuasistaticProblem(prob.W_n, prob.W_t, prob.J_n, prob.J_t, 1e-6 * prob.theta_dot, prob.mu,
-                                    prob.g_obj)
+    slow = PlanarQuasistaticProblem(prob.W_n, prob.W_t, prob.J_n, prob.J_t, 1e-6 * prob.theta_dot, prob.mu, prob.g_obj)
     s2 = solve_quasistatic(slow, "exact").solutions[0]
     assert s2.modes == s.modes
     np.testing.assert_allclose(s2.v_t, 1e-6 * s.v_t, rtol=1e-6, atol=1e-15)
@@ -170,16 +180,20 @@ def test_effort_controlled_joints_and_rank_report():
     assert s.violations["(4) normal velocity"] < 1e-9 and s.violations["(3) joint equilibrium"] < 1e-9
 
 
-@pytest.mark.parametrize("kwargs, field, msg", [
-    (dict(mu=[-0.1, 0.5, 0.3]), "mu[0]", ">= 0"),
-    (dict(d=[1, 0, 0, 0, -1, 0]), "d", "must be zero"),
-    (dict(d=[0, 0, 0, 0, -1]), "d", "length 6"),
-    (dict(alpha=[7]), "alpha", "0..5"),
-    (dict(theta_dot=[0.1, 0.2]), "theta_dot", "length n_theta = 6"),
-    (dict(P=np.zeros((5, 3))), "P", "shape"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field, msg",
+    [
+        (dict(mu=[-0.1, 0.5, 0.3]), "mu[0]", ">= 0"),
+        (dict(d=[1, 0, 0, 0, -1, 0]), "d", "must be zero"),
+        (dict(d=[0, 0, 0, 0, -1]), "d", "length 6"),
+        (dict(alpha=[7]), "alpha", "0..5"),
+        (dict(theta_dot=[0.1, 0.2]), "theta_dot", "length n_theta = 6"),
+        (dict(P=np.zeros((5, 3))), "P", "shape"),
+    ],
+)
 def test_invalid_paper_data(kwargs, field, msg):
     from contactcp.scenarios.pang1994 import _D, _J_N, _J_T, DATA
+
     P, td, mu = DATA[1]
     args = dict(P=P, J_n=_J_N, J_t=_J_T, theta_dot=td, d=_D, mu=mu)
     args.update(kwargs)
@@ -190,13 +204,14 @@ def test_invalid_paper_data(kwargs, field, msg):
 
 def test_invalid_geometry():
     with pytest.raises(InvalidProblemError, match="normals\\[1\\]: must be a unit vector"):
-        PlanarQuasistaticProblem.from_geometry([[0, 0], [1, 0]], [[0, 1], [0, 2]], [0.5, 0.5], [0, -1, 0],
-                                               theta_dot=np.zeros(4))
+        PlanarQuasistaticProblem.from_geometry(
+            [[0, 0], [1, 0]], [[0, 1], [0, 2]], [0.5, 0.5], [0, -1, 0], theta_dot=np.zeros(4)
+        )
     with pytest.raises(InvalidProblemError, match="tau"):
-        PlanarQuasistaticProblem.from_geometry([[0, 0]], [[0, 1]], [0.5], [0, -1, 0], theta_dot=np.zeros(2),
-                                               alpha=[0])
+        PlanarQuasistaticProblem.from_geometry([[0, 0]], [[0, 1]], [0.5], [0, -1, 0], theta_dot=np.zeros(2), alpha=[0])
     with pytest.raises(InvalidProblemError, match="P: columns after W"):
         from contactcp.scenarios.pang1994 import _D, _J_N, _J_T, DATA
+
         P = np.hstack([np.array(DATA[1][0]), np.ones((6, 1))])
         PlanarQuasistaticProblem.from_paper(P, _J_N, _J_T, DATA[1][1], _D + [0.0], DATA[1][2], alpha=[0, 1, 2, 3, 4])
 
@@ -223,6 +238,7 @@ def test_cli_quasistatic_json(tmp_path, capsys):
 
 def test_revolute_chain_jacobian_matches_finite_differences():
     from contactcp.models import revolute_chain_jacobian
+
     base, L, q = np.array([0.2, -0.1]), np.array([0.5, 0.4, 0.3]), np.array([0.3, -0.7, 0.4])
     link, s = 2, 0.6  # material point 60 % along link 2
 
@@ -247,6 +263,7 @@ def test_revolute_chain_jacobian_matches_finite_differences():
 def test_two_link_chains_holding_a_disc():
     # a disc pinched by two 2-link planar fingers, joints velocity controlled at rest: equilibrium with gravity
     from contactcp.models import revolute_chain_jacobian
+
     pts = np.array([[-0.5, 0.0], [0.5, 0.0]])
     nrm = np.array([[1.0, 0.0], [-1.0, 0.0]])
     rows_n, rows_t = [], []
@@ -261,8 +278,9 @@ def test_two_link_chains_holding_a_disc():
         z = np.zeros(2)
         rows_n.append(np.concatenate([jn, z] if i == 0 else [z, jn]))
         rows_t.append(np.concatenate([jt, z] if i == 0 else [z, jt]))
-    prob = PlanarQuasistaticProblem.from_geometry(pts, nrm, [0.8, 0.8], [0.0, -1.0, 0.0], J_n=np.array(rows_n),
-                                                  J_t=np.array(rows_t), theta_dot=np.zeros(4))
+    prob = PlanarQuasistaticProblem.from_geometry(
+        pts, nrm, [0.8, 0.8], [0.0, -1.0, 0.0], J_n=np.array(rows_n), J_t=np.array(rows_t), theta_dot=np.zeros(4)
+    )
     out = solve_quasistatic(prob, "exact")
     assert out.success
     s = out.solutions[0]

@@ -147,7 +147,9 @@ def test_batch_shared_matrix_and_bad_input():
 
 def test_solve_rejects_unknown_method_option_and_problem():
     p = ccp.LCP(np.eye(2), [1.0, 1.0])
-    with pytest.raises(ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'merit', 'pgs'"):
+    with pytest.raises(
+        ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'merit', 'pgs'"
+    ):
         ccp.solve(p, "simplex")
     with pytest.raises(ccp.UnknownMethodError, match="does not apply"):
         ccp.solve(ccp.BoxLCP(np.eye(1), [0], [0], [1]), "bpp")
@@ -173,6 +175,7 @@ def test_result_contract():
 
 def test_registry_downgrades_a_lying_solver():
     from contactcp.solvers.registry import Raw, certify
+
     p = ccp.LCP(np.eye(2), [-1.0, -1.0])
     r = certify(p, Raw(np.array([0.5, 1.0]), Status.SOLVED), 1e-9, "liar", 0.0)
     assert r.status is Status.INACCURATE and not r.success
@@ -186,31 +189,48 @@ def test_registry_downgrades_a_lying_solver():
     assert r.status is Status.INACCURATE
 
 
-@pytest.mark.parametrize("method, options, field", [
-    ("bpp", {"max_iter": "abc"}, "max_iter"), ("lemke", {"piv_tol": "x"}, "piv_tol"),
-    ("lemke", {"lexicographic": 1}, "lexicographic"), ("enumerate", {"max_n": "x"}, "max_n"),
-    ("enumerate", {"max_n": 3.5}, "max_n"), ("pgs", {"omega": float("nan")}, "omega"),
-])
+@pytest.mark.parametrize(
+    "method, options, field",
+    [
+        ("bpp", {"max_iter": "abc"}, "max_iter"),
+        ("lemke", {"piv_tol": "x"}, "piv_tol"),
+        ("lemke", {"lexicographic": 1}, "lexicographic"),
+        ("enumerate", {"max_n": "x"}, "max_n"),
+        ("enumerate", {"max_n": 3.5}, "max_n"),
+        ("pgs", {"omega": float("nan")}, "omega"),
+    ],
+)
 def test_options_of_the_wrong_type_raise_invalid_option(method, options, field):
     with pytest.raises(InvalidOptionError) as err:
         ccp.solve(ccp.LCP(np.eye(2), [-1.0, 1.0]), method, **options)
     assert err.value.option == field
 
 
-@pytest.mark.parametrize("method, options, field", [
-    ("exact", {"max_nodes": "x"}, "max_nodes"), ("exact", {"time_limit": "x"}, "time_limit"),
-    ("bilinear", {"seed": "x"}, "seed"), ("enumerate", {"max_candidates": "x"}, "max_candidates"),
-])
+@pytest.mark.parametrize(
+    "method, options, field",
+    [
+        ("exact", {"max_nodes": "x"}, "max_nodes"),
+        ("exact", {"time_limit": "x"}, "time_limit"),
+        ("bilinear", {"seed": "x"}, "seed"),
+        ("enumerate", {"max_candidates": "x"}, "max_candidates"),
+    ],
+)
 def test_ucp_options_of_the_wrong_type_raise_invalid_option(method, options, field):
     with pytest.raises(InvalidOptionError) as err:
         ccp.solve(ccp.UCP(np.eye(2), [1.0, 1.0], np.eye(2), [1.0, 1.0]), method, **options)
     assert err.value.option == field
 
 
-@pytest.mark.parametrize("options, field", [
-    ({"max_iter": "a"}, "max_iter"), ({"max_iter": 0}, "max_iter"), ({"d": [1, "a"]}, "d"),
-    ({"piv_tol": -1.0}, "piv_tol"), ({"check_every": 0}, "check_every"),
-])
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        ({"max_iter": "a"}, "max_iter"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"d": [1, "a"]}, "d"),
+        ({"piv_tol": -1.0}, "piv_tol"),
+        ({"check_every": 0}, "check_every"),
+    ],
+)
 def test_batch_options_are_checked(options, field):
     with pytest.raises(InvalidOptionError) as err:
         ccp.solve_batch(np.tile(np.eye(2), (3, 1, 1)), -np.ones((3, 2)), **options)

@@ -59,10 +59,12 @@ def test_p_matrix_solutions_are_unique_and_found(n, seed):
 @given(lcps())
 def test_batch_agrees_with_single_solve_status(data):
     M, q = data
-    single = ccp.solve(ccp.LCP(M, q), "lemke")          # the batch re-runs its inconclusive ones like this
+    single = ccp.solve(ccp.LCP(M, q), "lemke")  # the batch re-runs its inconclusive ones like this
     batch = ccp.solve_batch(M[None], q[None])
     assert batch.statuses[0] is single.status or {batch.statuses[0], single.status} <= {
-        Status.RAY_TERMINATION, Status.NO_SOLUTION}
+        Status.RAY_TERMINATION,
+        Status.NO_SOLUTION,
+    }
     if single.success:
         np.testing.assert_allclose(batch.x[0], single.x, atol=1e-9)
 

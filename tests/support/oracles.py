@@ -36,14 +36,15 @@ def lcp_residual(M, q, z, free=None) -> Fraction:
     Z = []
     for j in range(n):
         cmax = float(np.abs(Mn[:, j]).max(initial=0.0))
-        Z.append(None if cmax == 0.0 else F(qmax / cmax))      # the double-precision quotient
+        Z.append(None if cmax == 0.0 else F(qmax / cmax))  # the double-precision quotient
     worst = Fraction(0)
     for i in range(n):
         w = qf[i] + sum(Mf[i][j] * zf[j] for j in range(n))
-        s = max(abs(qf[i]), sum(abs(Mf[i][j]) * (abs(zf[j]) if Z[j] is None else min(abs(zf[j]), Z[j]))
-                                for j in range(n)))
+        s = max(
+            abs(qf[i]), sum(abs(Mf[i][j]) * (abs(zf[j]) if Z[j] is None else min(abs(zf[j]), Z[j])) for j in range(n))
+        )
         if s == 0:
-            ws = Fraction(0) if w == 0 else (Fraction(10**300) if w > 0 else Fraction(-10**300))
+            ws = Fraction(0) if w == 0 else (Fraction(10**300) if w > 0 else Fraction(-(10**300)))
         else:
             ws = w / s
         e = abs(ws) if free[i] else abs(min(zf[i], ws))

@@ -13,8 +13,7 @@ import pytest
 
 from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError
 from contactcp.sweep import Points, SweepError, Table, grid, points, sweep
-from contactcp.sweep.demo import demo_batch
-from contactcp.sweep.demo import demo_point
+from contactcp.sweep.demo import demo_batch, demo_point
 
 
 def assert_tables_equal(t1, t2):
@@ -71,15 +70,18 @@ def test_points_explicit():
     assert len(p) == 3 and p.shape == (3,) and p[2] == {"x": 3.0, "k": 3}
 
 
-@pytest.mark.parametrize("make", [
-    lambda: points(x=[1.0, 2.0], y=[1.0, 2.0, 3.0]),     # mismatched lengths
-    lambda: points(x=[[1.0, 2.0]]),                       # not 1-D
-    lambda: points(),
-    lambda: grid(x=np.zeros((2, 2))),                     # not 1-D
-    lambda: grid(x=3.0),                                  # 0-D
-    lambda: grid(x=[]),                                   # empty
-    lambda: grid(),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: points(x=[1.0, 2.0], y=[1.0, 2.0, 3.0]),  # mismatched lengths
+        lambda: points(x=[[1.0, 2.0]]),  # not 1-D
+        lambda: points(),
+        lambda: grid(x=np.zeros((2, 2))),  # not 1-D
+        lambda: grid(x=3.0),  # 0-D
+        lambda: grid(x=[]),  # empty
+        lambda: grid(),
+    ],
+)
 def test_invalid_points(make):
     with pytest.raises(InvalidProblemError):
         make()
@@ -146,8 +148,13 @@ def test_grid_reshape_round_trip(pts):
 
 
 def _mixed(x, k):
-    return {"y": x * 0.1, "n": k * 2, "ok": x > 1, "mode": "stick" if k % 2 else "slip",
-            "w": np.array([x / 3.0, np.nan, -np.inf])}
+    return {
+        "y": x * 0.1,
+        "n": k * 2,
+        "ok": x > 1,
+        "mode": "stick" if k % 2 else "slip",
+        "w": np.array([x / 3.0, np.nan, -np.inf]),
+    }
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".npz"])
@@ -250,11 +257,13 @@ def test_script_read_from_stdin_runs_in_process():
     import subprocess
     import sys
 
-    script = ("import numpy as np\n"
-              "from contactcp.sweep import grid, sweep\n"
-              "from contactcp.sweep.demo import demo_batch\n"
-              "t = sweep(demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
-              "print(len(t), t.meta['start_method'])\n")
+    script = (
+        "import numpy as np\n"
+        "from contactcp.sweep import grid, sweep\n"
+        "from contactcp.sweep.demo import demo_batch\n"
+        "t = sweep(demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
+        "print(len(t), t.meta['start_method'])\n"
+    )
     out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "12" and "in-process" in out.stdout

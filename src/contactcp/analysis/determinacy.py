@@ -54,21 +54,29 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.solvers.registry import solve
+from contactcp import settings
 from contactcp.errors import InvalidOptionError
 from contactcp.formulations.decomposition import CombinationLCP, combination_lcp, n_combinations, sign_combinations
-from contactcp import settings
 from contactcp.interpret.dynamic import MODE_TOL, check_dynamic, classify
-
-#: tolerance of the independent check of every feasible solution (as for :func:`contactcp.solve_dynamic`)
-CHECK_TOL = settings.CHECK_TOL
+from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
 from contactcp.models.system import ContactDynamics, MultibodySystem
 from contactcp.problems import LCP
 from contactcp.result import Status
-from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
+from contactcp.solvers.registry import solve
 
-__all__ = ["CombinationOutcome", "Determinacy", "analyse", "transition_codes", "p_rank", "VERDICTS",
-           "ENUMERATE_MAX_N", "P_MARGIN"]
+#: tolerance of the independent check of every feasible solution (as for :func:`contactcp.solve_dynamic`)
+CHECK_TOL = settings.CHECK_TOL
+
+__all__ = [
+    "CombinationOutcome",
+    "Determinacy",
+    "analyse",
+    "transition_codes",
+    "p_rank",
+    "VERDICTS",
+    "ENUMERATE_MAX_N",
+    "P_MARGIN",
+]
 
 #: the verdicts of :func:`analyse`
 VERDICTS = ("determinate", "several", "none", "not-P", "undecided")
@@ -98,7 +106,7 @@ class CombinationOutcome:
     p_matrix: PMatrixVerdict
     solutions: list[np.ndarray]
     feasible: list[np.ndarray]
-    complete: bool                      #: True when ``solutions`` is the whole solution set
+    complete: bool  #: True when ``solutions`` is the whole solution set
     method: str
 
     @property
@@ -113,7 +121,7 @@ class Determinacy:
     dynamics: ContactDynamics
     verdict: str
     combinations: list[CombinationOutcome]
-    feasible_combinations: int          #: combinations with at least one feasible solution
+    feasible_combinations: int  #: combinations with at least one feasible solution
     distinct_solutions: int
     p_matrix: bool | None
     p_test: str
@@ -135,17 +143,33 @@ class Determinacy:
         return [("unchanged" if m == s else f"{s}->{m}") for s, m in zip(states, self.modes)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "determinate": self.determinate,
-                "feasible_combinations": self.feasible_combinations,
-                "distinct_solutions": self.distinct_solutions, "p_matrix": self.p_matrix, "p_test": self.p_test,
-                "combination": self.combination, "modes": self.modes, "codes": self.codes,
-                "transitions": self.transitions,
-                "c": None if self.c is None else self.c.tolist(),
-                "a": None if self.a is None else self.a.tolist(),
-                "max_violation": self.max_violation,
-                "combinations": [{"signs": o.label, "p_matrix": o.p_matrix.is_p, "p_test": o.p_matrix.test,
-                                  "solutions": len(o.solutions), "feasible": len(o.feasible),
-                                  "complete": o.complete, "method": o.method} for o in self.combinations]}
+        return {
+            "verdict": self.verdict,
+            "determinate": self.determinate,
+            "feasible_combinations": self.feasible_combinations,
+            "distinct_solutions": self.distinct_solutions,
+            "p_matrix": self.p_matrix,
+            "p_test": self.p_test,
+            "combination": self.combination,
+            "modes": self.modes,
+            "codes": self.codes,
+            "transitions": self.transitions,
+            "c": None if self.c is None else self.c.tolist(),
+            "a": None if self.a is None else self.a.tolist(),
+            "max_violation": self.max_violation,
+            "combinations": [
+                {
+                    "signs": o.label,
+                    "p_matrix": o.p_matrix.is_p,
+                    "p_test": o.p_matrix.test,
+                    "solutions": len(o.solutions),
+                    "feasible": len(o.feasible),
+                    "complete": o.complete,
+                    "method": o.method,
+                }
+                for o in self.combinations
+            ],
+        }
 
 
 def transition_codes(cd: ContactDynamics, c: np.ndarray, a: np.ndarray, mode_tol: float = MODE_TOL) -> list[str]:
@@ -173,8 +197,7 @@ def _solve_combination(comb: CombinationLCP, tol: float, p_exact_max_n: int) -> 
         # complete only when every support gave at most one point (no singular principal block:
         # there the solution set may be a continuum, of which one LP point was checked) and the
         # search itself was certified (a solution, or an exhaustive search that found none)
-        complete = (res.stats.get("singular_points", 0) == 0
-                    and (res.success or res.status is Status.NO_SOLUTION))
+        complete = res.stats.get("singular_points", 0) == 0 and (res.success or res.status is Status.NO_SOLUTION)
         method = "enumerate"
     else:
         res = solve(prob, "lemke", tol=tol)
@@ -182,7 +205,7 @@ def _solve_combination(comb: CombinationLCP, tol: float, p_exact_max_n: int) -> 
         complete, method = False, "lemke"
     feasible = []
     for y in sols:
-        if not prob.residual(y).value <= tol:        # a candidate that is not a certified solution
+        if not prob.residual(y).value <= tol:  # a candidate that is not a certified solution
             complete = False
             continue
         fN = y[comb.normal]
@@ -198,13 +221,24 @@ def _same(cd: ContactDynamics, c1: np.ndarray, c2: np.ndarray, a1: np.ndarray, a
     (the data's scales, so that a body at rest, ``a = 0``, is not compared on its round-off)."""
     b_s = float(np.abs(cd.b).max(initial=0.0))
     as_ = max(np.abs(a1).max(initial=0), np.abs(a2).max(initial=0), b_s, 1e-300)
-    cs = max(np.abs(c1).max(initial=0), np.abs(c2).max(initial=0),
-             b_s / max(float(np.abs(cd.A).max(initial=0.0)), 1e-300), 1e-300)
+    cs = max(
+        np.abs(c1).max(initial=0),
+        np.abs(c2).max(initial=0),
+        b_s / max(float(np.abs(cd.A).max(initial=0.0)), 1e-300),
+        1e-300,
+    )
     return bool(np.abs(c1 - c2).max() <= SAME_RTOL * cs and np.abs(a1 - a2).max() <= SAME_RTOL * as_)
 
 
-def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_exact_max_n: int = 20,
-            mode_tol: float = MODE_TOL, max_combinations: int = 4096, check_tol: float = CHECK_TOL) -> Determinacy:
+def analyse(
+    system: MultibodySystem | ContactDynamics,
+    tol: float = 1e-9,
+    *,
+    p_exact_max_n: int = 20,
+    mode_tol: float = MODE_TOL,
+    max_combinations: int = 4096,
+    check_tol: float = CHECK_TOL,
+) -> Determinacy:
     """Solve every sign combination of the state and return the determinacy verdict (Section III-C).
 
     Every feasible solution is checked against the original conditions (equations of motion,
@@ -214,8 +248,7 @@ def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_e
     ``feasible_combinations`` counts the combinations with at least one feasible solution.
     """
     if not isinstance(system, (MultibodySystem, ContactDynamics)):
-        raise InvalidOptionError("system", f"must be a MultibodySystem or ContactDynamics, "
-                                           f"got {type(system).__name__}")
+        raise InvalidOptionError("system", f"must be a MultibodySystem or ContactDynamics, got {type(system).__name__}")
     for name, v in (("tol", tol), ("mode_tol", mode_tol), ("check_tol", check_tol)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (np.isfinite(v) and v > 0):
             raise InvalidOptionError(name, f"must be a positive finite number, got {v!r}")
@@ -224,8 +257,9 @@ def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_e
             raise InvalidOptionError(name, f"must be a non-negative integer, got {v!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
     if n_combinations(cd) > max_combinations:
-        raise InvalidOptionError("max_combinations", f"the state has {n_combinations(cd)} sign combinations "
-                                                     f"(> {max_combinations})")
+        raise InvalidOptionError(
+            "max_combinations", f"the state has {n_combinations(cd)} sign combinations (> {max_combinations})"
+        )
     outcomes = [_solve_combination(combination_lcp(cd, s), tol, p_exact_max_n) for s in sign_combinations(cd)]
     # each distinct physical solution: (c, a, dV/dt, violation, the combinations that give it)
     found: list[list[Any]] = []
@@ -234,7 +268,7 @@ def analyse(system: MultibodySystem | ContactDynamics, tol: float = 1e-9, *, p_e
         for y in o.feasible:
             c = o.lcp.forces(y)
             viol, a, Vdot = check_dynamic(cd, c, "decomposition")
-            if not viol <= check_tol:                 # the independent check of the original conditions
+            if not viol <= check_tol:  # the independent check of the original conditions
                 certified = False
             for f in found:
                 if _same(cd, c, f[0], a, f[1]):

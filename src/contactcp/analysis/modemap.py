@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +48,7 @@ from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
 from contactcp.models.system import MultibodySystem
 from contactcp.solvers.batch import solve_batch
 
-__all__ = ["MODE_NAMES", "mode_classes", "MODE_CLASSES", "EffortModel", "effort_model", "effort_states",
-           "effort_map"]
+__all__ = ["MODE_NAMES", "mode_classes", "MODE_CLASSES", "EffortModel", "effort_model", "effort_states", "effort_map"]
 
 #: per-contact mode codes
 MODE_NAMES = ("rolling", "sliding", "breaking")
@@ -75,19 +75,19 @@ class EffortModel:
     efforts: tuple[str, ...]
     A: np.ndarray
     b0: np.ndarray
-    B: np.ndarray                       #: (d n_c, number of efforts)
-    v0: np.ndarray                      #: dV/dt at c = 0, e = 0
-    Vt: np.ndarray                      #: d(dV/dt)/de  (n_dof, number of efforts)
-    MiH: np.ndarray                     #: M^-1 H
+    B: np.ndarray  #: (d n_c, number of efforts)
+    v0: np.ndarray  #: dV/dt at c = 0, e = 0
+    Vt: np.ndarray  #: d(dV/dt)/de  (n_dof, number of efforts)
+    MiH: np.ndarray  #: M^-1 H
     H: np.ndarray
     k: np.ndarray
-    mu_c: np.ndarray                    #: friction coefficient per contact
+    mu_c: np.ndarray  #: friction coefficient per contact
     sliding: np.ndarray
     v_t: np.ndarray
     combos: list[CombinationLCP]
     pv: list[PMatrixVerdict]
     dim: int
-    names: tuple[str, ...] = ()         #: contact names
+    names: tuple[str, ...] = ()  #: contact names
 
 
 def effort_model(system: Callable[..., MultibodySystem], efforts: Sequence[str]) -> EffortModel:
@@ -106,11 +106,21 @@ def effort_model(system: Callable[..., MultibodySystem], efforts: Sequence[str])
     for n in names:
         one, two = system(**{**zero, n: 1.0}).dynamics(), system(**{**zero, n: 2.0}).dynamics()
         db, df = one.b - cd.b, one.f - cd.f
-        if one.A.shape != cd.A.shape or not np.allclose(one.A, cd.A, rtol=_AFFINE_RTOL, atol=0) or \
-                not np.allclose(two.b - cd.b, 2 * db, rtol=_AFFINE_RTOL,
-                                atol=_AFFINE_RTOL * max(1.0, float(np.abs(cd.b).max(initial=0.0)))):
-            raise InvalidProblemError(n, "the system is not affine in this effort (A or b changes otherwise): "
-                                         "a map over it needs a solve per point (contactcp.sweep with analyse)")
+        if (
+            one.A.shape != cd.A.shape
+            or not np.allclose(one.A, cd.A, rtol=_AFFINE_RTOL, atol=0)
+            or not np.allclose(
+                two.b - cd.b,
+                2 * db,
+                rtol=_AFFINE_RTOL,
+                atol=_AFFINE_RTOL * max(1.0, float(np.abs(cd.b).max(initial=0.0))),
+            )
+        ):
+            raise InvalidProblemError(
+                n,
+                "the system is not affine in this effort (A or b changes otherwise): "
+                "a map over it needs a solve per point (contactcp.sweep with analyse)",
+            )
         cols_b.append(db)
         cols_f.append(df)
     solveM = lambda x: np.linalg.solve(cd.M, x)  # noqa: E731
@@ -118,8 +128,24 @@ def effort_model(system: Callable[..., MultibodySystem], efforts: Sequence[str])
     Vt = np.column_stack([solveM(f) for f in cols_f])
     combos = [combination_lcp(cd, s) for s in sign_combinations(cd)]
     pv = [p_matrix_test(c.A) for c in combos]
-    return EffortModel(names, cd.A, cd.b, np.column_stack(cols_b), v0, Vt, solveM(cd.H), cd.H, cd.k, cd.mu,
-                       cd.sliding, cd.v_t, combos, pv, cd.dim, tuple(cd.names))
+    return EffortModel(
+        names,
+        cd.A,
+        cd.b,
+        np.column_stack(cols_b),
+        v0,
+        Vt,
+        solveM(cd.H),
+        cd.H,
+        cd.k,
+        cd.mu,
+        cd.sliding,
+        cd.v_t,
+        combos,
+        pv,
+        cd.dim,
+        tuple(cd.names),
+    )
 
 
 def _check_batch(m: EffortModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray) -> np.ndarray:
@@ -133,8 +159,9 @@ def _check_batch(m: EffortModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray
     Acc = a.reshape(K, -1, d) / as_[:, None, None]
     cn, an = C[:, :, 0], Acc[:, :, 0]
     mu = m.mu_c[None, :]
-    viol = np.maximum.reduce([np.maximum(0, -cn).max(axis=1), np.maximum(0, -an).max(axis=1),
-                              np.abs(np.minimum(cn, an)).max(axis=1)])
+    viol = np.maximum.reduce(
+        [np.maximum(0, -cn).max(axis=1), np.maximum(0, -an).max(axis=1), np.abs(np.minimum(cn, an)).max(axis=1)]
+    )
     for j in range(C.shape[1]):
         ct, at = C[:, j, 1:], Acc[:, j, 1:]
         if m.sliding[j]:
@@ -142,8 +169,10 @@ def _check_batch(m: EffortModel, c: np.ndarray, Vdot: np.ndarray, bt: np.ndarray
             v = np.abs(ct + m.mu_c[j] * cn[:, j, None] * e[None, :]).max(axis=1)
         else:
             box = np.maximum(0, np.abs(ct) - mu[:, j, None] * cn[:, j, None]).max(axis=1)
-            sign = (np.maximum(0, at) * np.abs(ct + mu[:, j, None] * cn[:, j, None])
-                    + np.maximum(0, -at) * np.abs(ct - mu[:, j, None] * cn[:, j, None])).max(axis=1)
+            sign = (
+                np.maximum(0, at) * np.abs(ct + mu[:, j, None] * cn[:, j, None])
+                + np.maximum(0, -at) * np.abs(ct - mu[:, j, None] * cn[:, j, None])
+            ).max(axis=1)
             v = np.maximum(box, sign)
         viol = np.maximum(viol, v)
     return viol
@@ -172,8 +201,9 @@ def _enumerate_batch(A: np.ndarray, Q: np.ndarray, tol: float):
             yield Y, ok, resid
 
 
-def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1e-9,
-                  mode_tol: float = MODE_TOL) -> dict[str, np.ndarray]:
+def effort_states(
+    model: EffortModel, efforts: dict[str, Any], *, tol: float = 1e-9, mode_tol: float = MODE_TOL
+) -> dict[str, np.ndarray]:
     """The verdict, modes, forces and first-body acceleration at each point ``k`` of ``efforts``
     (``{name: values}``, one value per point, every effort of the model), in one batch."""
     m = model
@@ -185,10 +215,10 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
         raise InvalidProblemError(m.efforts[-1], f"must have the length of {m.efforts[0]} ({cols[0].size})")
     tau = np.column_stack(cols)
     d = m.dim
-    bt = m.b0[None, :] + tau @ m.B.T                                  # (K, d n_c)
+    bt = m.b0[None, :] + tau @ m.B.T  # (K, d n_c)
     cands, incomplete = _candidates(m, bt, tol)
     feas, Cs, As = _feasible(m, bt, cands)
-    F = np.array(feas)                                                # (n_cand, K)
+    F = np.array(feas)  # (n_cand, K)
     cand_combo = np.array([ci for *_, ci in cands])
     n_feasible = np.array([F[cand_combo == ci].any(axis=0) for ci in range(len(m.combos))]).sum(axis=0)
     distinct, rep, same_as = _distinct(bt, F, Cs, As, float(np.abs(m.A).max()))
@@ -199,9 +229,17 @@ def effort_states(model: EffortModel, efforts: dict[str, Any], *, tol: float = 1
     det = verdict == VERDICTS.index("determinate")
     modes, cls = _modes(m, bt, c, a, has, det, mode_tol)
     Vdot[~has] = np.nan
-    out: dict[str, Any] = {"cls": cls, "verdict": verdict, "determinate": det, "n_feasible": n_feasible,
-                           "n_distinct": distinct, "p_matrix": pflag, "residual": resid, "max_violation": viol,
-                           "vdot": Vdot}
+    out: dict[str, Any] = {
+        "cls": cls,
+        "verdict": verdict,
+        "determinate": det,
+        "n_feasible": n_feasible,
+        "n_distinct": distinct,
+        "p_matrix": pflag,
+        "residual": resid,
+        "max_violation": viol,
+        "vdot": Vdot,
+    }
     for j in range(modes.shape[1]):
         out[f"mode{j + 1}"] = modes[:, j]
         out[f"c_n{j + 1}"], out[f"c_t{j + 1}"] = c[:, d * j], c[:, d * j + 1]
@@ -213,13 +251,13 @@ def _candidates(m: EffortModel, bt: np.ndarray, tol: float):
     """Every solution of every combination's LCP at every point: ``(Y, ok, resid, combo index)`` rows,
     and which points had a solution the batch could not find (incomplete)."""
     K = bt.shape[0]
-    cands = []                                                        # (y, ok, resid, combo index)
+    cands = []  # (y, ok, resid, combo index)
     incomplete = np.zeros(K, dtype=bool)
     for ci, (comb, pv) in enumerate(zip(m.combos, m.pv)):
         Q = bt @ comb.P.T
         if pv.is_p:
             res = solve_batch(comb.A, Q, tol=tol)
-            incomplete |= ~res.success          # a P-matrix LCP always has its solution: not found
+            incomplete |= ~res.success  # a P-matrix LCP always has its solution: not found
             cands.append((res.x, res.success, res.residual, ci))
         else:
             for Y, ok, resid in _enumerate_batch(comb.A, Q, tol):
@@ -233,7 +271,7 @@ def _candidates(m: EffortModel, bt: np.ndarray, tol: float):
 def _feasible(m: EffortModel, bt: np.ndarray, cands: list):
     """Per candidate: which points satisfy the bound (23), the forces and the accelerations."""
     feas, Cs, As = [], [], []
-    for Y, ok, resid, ci in cands:
+    for Y, ok, _resid, ci in cands:
         comb = m.combos[ci]
         scale = np.maximum(np.abs(Y).max(axis=1), np.abs(bt).max(axis=1))
         bound = comb.bound_violation(Y)
@@ -259,7 +297,7 @@ def _distinct(bt: np.ndarray, F: np.ndarray, Cs: list, As: list, amax: float):
     def same_as(C1, A1, C2, A2):
         cs = np.maximum.reduce([np.abs(C1).max(axis=1), np.abs(C2).max(axis=1), c_s, np.full(K, 1e-300)])
         as_ = np.maximum.reduce([np.abs(A1).max(axis=1), np.abs(A2).max(axis=1), b_s, np.full(K, 1e-300)])
-        return ((np.abs(C1 - C2).max(axis=1) <= SAME_RTOL * cs) & (np.abs(A1 - A2).max(axis=1) <= SAME_RTOL * as_))
+        return (np.abs(C1 - C2).max(axis=1) <= SAME_RTOL * cs) & (np.abs(A1 - A2).max(axis=1) <= SAME_RTOL * as_)
 
     for i in range(F.shape[0]):
         new = F[i].copy()
@@ -281,12 +319,12 @@ def _representatives(m: EffortModel, cands: list, F: np.ndarray, Cs: list, As: l
     a = np.full((K, d * n_c), np.nan)
     resid = np.full(K, np.nan)
     pflag = np.full(K, -1, dtype=int)
-    for i, (Y, ok, r, ci) in enumerate(cands):
+    for i, (_Y, _ok, r, _ci) in enumerate(cands):
         sel = rep == i
         c[sel], a[sel], resid[sel] = Cs[i][sel], As[i][sel], r[sel]
     # the P verdict of the solution: P (with a margin) if any combination that gives it is (as analyse)
     best = np.full(K, -1)
-    for i, (Y, ok, r, ci) in enumerate(cands):
+    for i, (_Y, _ok, _r, ci) in enumerate(cands):
         same = has & F[i] & same_as(Cs[i], As[i], np.nan_to_num(c), np.nan_to_num(a))
         best[same] = np.maximum(best[same], p_rank(m.pv[ci]))
     pflag[best == 2], pflag[best == 0] = 1, 0
@@ -296,7 +334,7 @@ def _representatives(m: EffortModel, cands: list, F: np.ndarray, Cs: list, As: l
 def _verdicts(distinct, incomplete, has, viol, pflag) -> np.ndarray:
     """Each point's verdict (VERDICTS), as analyse decides it for one state."""
     K = distinct.shape[0]
-    failed = has & ~(viol <= CHECK_TOL)                               # the independent check failed
+    failed = has & ~(viol <= CHECK_TOL)  # the independent check failed
     verdict = np.full(K, VERDICTS.index("undecided"))
     verdict[(distinct > 1) & ~failed] = VERDICTS.index("several")
     verdict[(distinct == 0) & ~incomplete] = VERDICTS.index("none")
@@ -321,20 +359,29 @@ def _modes(m: EffortModel, bt, c, a, has, det, mode_tol) -> tuple[np.ndarray, np
     brk = det & (modes == 2).any(axis=1)
     cls[brk] = classes.index("breaking")
     ok2 = det & ~brk
-    cls[ok2] = (modes[ok2] * (1 << np.arange(n_c - 1, -1, -1))[None, :]).sum(axis=1)   # RR, RS, SR, SS, ...
+    cls[ok2] = (modes[ok2] * (1 << np.arange(n_c - 1, -1, -1))[None, :]).sum(axis=1)  # RR, RS, SR, SS, ...
     return modes, cls
 
 
 def _chunk(model: EffortModel, tol: float, **columns: np.ndarray) -> dict[str, np.ndarray]:
     out = effort_states(model, columns, tol=tol)
     vdot = out.pop("vdot")
-    for j in range(min(vdot.shape[1], 6)):            # the first body's accelerations
+    for j in range(min(vdot.shape[1], 6)):  # the first body's accelerations
         out[f"vdot{j}"] = vdot[:, j]
     return out
 
 
-def effort_map(model: EffortModel, axes: dict[str, Any], *, tol: float = 1e-9, workers: int | None = None,
-               executor: Any = None, chunk_size: int | None = None, progress: bool = True, desc: str = "mode map"):
+def effort_map(
+    model: EffortModel,
+    axes: dict[str, Any],
+    *,
+    tol: float = 1e-9,
+    workers: int | None = None,
+    executor: Any = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+    desc: str = "mode map",
+):
     """The map over the grid of ``axes`` (``{effort: values}``, every effort of the model) as a
     :class:`contactcp.sweep.Table`: the columns of :func:`effort_states`, the first body's
     accelerations as ``vdot0``, ``vdot1``, ..."""
@@ -343,5 +390,6 @@ def effort_map(model: EffortModel, axes: dict[str, Any], *, tol: float = 1e-9, w
 
     pts = grid(**{n: vector(v, n) for n, v in axes.items()})
     fn = functools.partial(_chunk, model, number(tol, "tol"))
-    return sweep(fn, pts, batched=True, executor=executor, workers=workers, chunk_size=chunk_size,
-                 progress=progress, desc=desc)
+    return sweep(
+        fn, pts, batched=True, executor=executor, workers=workers, chunk_size=chunk_size, progress=progress, desc=desc
+    )

@@ -19,28 +19,41 @@ import os
 import sys
 import traceback
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 from contactcp._version import __version__
-from contactcp.settings import DEFAULT_TOL
+from contactcp.cli.output import Parser, UsageError, finite_float, one_line  # noqa: F401
 from contactcp.errors import ContactCPError
-
-from contactcp.cli.output import finite_float, one_line, Parser, UsageError  # noqa: F401
+from contactcp.settings import DEFAULT_TOL
 
 __all__ = ["main", "build_parser"]
 
 
+from contactcp.cli.commands import (
+    _cmd_dynamic,
+    _cmd_fclib,
+    _cmd_grasp,
+    _cmd_hand2d,
+    _cmd_lcp,
+    _cmd_methods,
+    _cmd_quasistatic,
+    _cmd_reproduce,
+    _cmd_warmup,
+)
 
-from contactcp.cli.commands import (_cmd_dynamic, _cmd_fclib, _cmd_grasp, _cmd_hand2d, _cmd_lcp, _cmd_methods,
-                                    _cmd_quasistatic, _cmd_reproduce, _cmd_warmup)
 
-def _common(sp: argparse.ArgumentParser, method_help: str | None, choices=None, *,
-            json_help: str = "print one JSON object") -> None:
+def _common(
+    sp: argparse.ArgumentParser, method_help: str | None, choices=None, *, json_help: str = "print one JSON object"
+) -> None:
     """The options every solving command has: ``--method`` (unless ``method_help`` is None), ``--tol``, ``--json``."""
     if method_help is not None:
         sp.add_argument("--method", default=None, choices=choices, help=method_help)
-    sp.add_argument("--tol", type=finite_float, default=DEFAULT_TOL,
-                    help=f"residual tolerance for SOLVED (default {DEFAULT_TOL:g}, contactcp.settings)")
+    sp.add_argument(
+        "--tol",
+        type=finite_float,
+        default=DEFAULT_TOL,
+        help=f"residual tolerance for SOLVED (default {DEFAULT_TOL:g}, contactcp.settings)",
+    )
     sp.add_argument("--json", action="store_true", help=json_help)
 
 
@@ -55,16 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("lcp", help="solve an LCP from a .npz (arrays M, q) or .json file")
     q.add_argument("file")
-    _common(q, "default: the LCP chain (lemke, then interior-point, merit, enumerate while inconclusive), "
-               "as contactcp.solve")
+    _common(
+        q,
+        "default: the LCP chain (lemke, then interior-point, merit, enumerate while inconclusive), as contactcp.solve",
+    )
     q.set_defaults(func=_cmd_lcp)
 
     qs = sub.add_parser("quasistatic", help="planar quasistatic contact (Pang-Trinkle-Lo): a data set or a file")
     qs.add_argument("file", nargs="?", help="JSON with P, J_n, J_t, theta_dot, d, mu and optional alpha (0-based)")
     qs.add_argument("--dataset", type=int, choices=[1, 2, 3, 4], help="the paper's Data Set N")
     _common(qs, "default: bilinear, then exact if it is inconclusive (as contactcp.solve)", methods_for(UCP))
-    qs.add_argument("--variant", default="original", choices=["original", "modified"],
-                    help="bilinear Step 3 variant")
+    qs.add_argument("--variant", default="original", choices=["original", "modified"], help="bilinear Step 3 variant")
     qs.add_argument("--seed", type=int, default=0, help="seed of the bilinear method's random choices")
     qs.set_defaults(func=_cmd_quasistatic)
 
@@ -72,19 +86,30 @@ def build_parser() -> argparse.ArgumentParser:
     dy.add_argument("file", nargs="?", help="scene JSON (bodies, arms, contacts; see contactcp.io.scene)")
     dy.add_argument("--random", type=int, metavar="N", help="a seeded random state with N finger contacts")
     dy.add_argument("--seed", type=int, default=0)
-    dy.add_argument("--friction", default="pyramid", choices=friction_laws(),
-                    help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP")
-    _common(dy, "pyramid: lemke, interior-point, bpp, merit; cone: newton, prox, nsgs; mncp: merit "
-                "(default: the problem type's chain, as contactcp.solve)")
+    dy.add_argument(
+        "--friction",
+        default="pyramid",
+        choices=friction_laws(),
+        help="friction pyramid (LCP), Coulomb cone, or the cone as Buffo-Maciel's mixed NCP",
+    )
+    _common(
+        dy,
+        "pyramid: lemke, interior-point, bpp, merit; cone: newton, prox, nsgs; mncp: merit "
+        "(default: the problem type's chain, as contactcp.solve)",
+    )
     dy.set_defaults(func=_cmd_dynamic)
 
     gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
     gr.add_argument("scene", choices=["puma3"])
     gr.add_argument("--mu", type=finite_float, default=0.4)
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
-    _common(gr, "merit (Buffo-Maciel mixed NCP by merit minimisation), newton, prox or nsgs (friction cone), "
-                "lemke or interior-point (friction pyramid); default: the friction cone by the cone chain "
-                "(newton, then prox and nsgs while inconclusive)", json_help="print one JSON object (same keys as `dynamic`)")
+    _common(
+        gr,
+        "merit (Buffo-Maciel mixed NCP by merit minimisation), newton, prox or nsgs (friction cone), "
+        "lemke or interior-point (friction pyramid); default: the friction cone by the cone chain "
+        "(newton, then prox and nsgs while inconclusive)",
+        json_help="print one JSON object (same keys as `dynamic`)",
+    )
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
     gr.set_defaults(func=_cmd_grasp)
 
@@ -114,12 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("names", nargs="*", default=["all"], help="experiments (default: all)")
     r.add_argument("--out", default="results", help="output folder (default: results)")
     r.add_argument("--quick", action="store_true", help="small grids, for smoke tests")
-    r.add_argument("--resolution", type=int, default=None,
-                   help="points per axis of the yashima mode maps (default 201; 41 with --quick)")
+    r.add_argument(
+        "--resolution",
+        type=int,
+        default=None,
+        help="points per axis of the yashima mode maps (default 201; 41 with --quick)",
+    )
     r.set_defaults(func=_cmd_reproduce)
 
-    w = sub.add_parser("warmup", help="compile every numerical kernel now (the first run otherwise compiles "
-                                      "them, about a minute); later runs load them from the cache")
+    w = sub.add_parser(
+        "warmup",
+        help="compile every numerical kernel now (the first run otherwise compiles "
+        "them, about a minute); later runs load them from the cache",
+    )
     w.set_defaults(func=_cmd_warmup)
     return p
 
@@ -148,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
             code = _run(argv)
-            if code in (0, 1):         # a finished command: its warnings, one line each
+            if code in (0, 1):  # a finished command: its warnings, one line each
                 for w in caught:
                     print(f"contactcp: warning: {one_line(w.message)}", file=sys.stderr)
             return code
@@ -172,7 +204,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # output piped into head & co. (before OSError, of which it is a kind)
         sys.stdout = open(os.devnull, "w")
         return 0
-    except OSError as exc:       # an input or output file that cannot be read or written
+    except OSError as exc:  # an input or output file that cannot be read or written
         return _fail(f"contactcp: error: {exc}", 2)
     except MemoryError:
         return _fail("contactcp: error: out of memory: the problem is too large for this machine", 2)
@@ -180,13 +212,14 @@ def _run(argv: Sequence[str] | None) -> int:
         return _fail("contactcp: error: the input is nested too deeply", 2)
     except KeyboardInterrupt:
         return _fail("contactcp: interrupted", 130)
-    except SystemExit:           # --help, --version
+    except SystemExit:  # --help, --version
         raise
-    except Exception as exc:     # noqa: BLE001 - a bug: one line, exit 1, the traceback on request
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, exit 1, the traceback on request
         if _debug():
             traceback.print_exc()
-        return _fail(f"contactcp: internal error: {type(exc).__name__}: {exc} "
-                     "(set CONTACTCP_DEBUG=1 for the traceback)", 1)
+        return _fail(
+            f"contactcp: internal error: {type(exc).__name__}: {exc} (set CONTACTCP_DEBUG=1 for the traceback)", 1
+        )
 
 
 def _fail(message: str, code: int) -> int:

@@ -1,14 +1,12 @@
 """The CLI's commands: one function per subcommand, ``args -> exit code``."""
 
-
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
 
-
-from contactcp.cli.output import check_map_size, finite, output_path, PICTURE_SUFFIXES, print_json  # noqa: F401
+from contactcp.cli.output import PICTURE_SUFFIXES, check_map_size, finite, output_path, print_json  # noqa: F401
 
 
 def _cmd_lcp(args: argparse.Namespace) -> int:
@@ -18,8 +16,19 @@ def _cmd_lcp(args: argparse.Namespace) -> int:
     problem = load_lcp(args.file)
     result = solve(problem, method=args.method, tol=args.tol)
     if args.json:
-        keys = ("status", "success", "residual", "iterations", "x", "w", "message", "method", "time", "tol",
-                "certificate")
+        keys = (
+            "status",
+            "success",
+            "residual",
+            "iterations",
+            "x",
+            "w",
+            "message",
+            "method",
+            "time",
+            "tol",
+            "certificate",
+        )
         d = result.to_dict()
         print_json({k: d.get(k) for k in keys})
     else:
@@ -32,8 +41,8 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
     from contactcp.errors import InvalidProblemError
     from contactcp.io import load_arrays
     from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
-    from contactcp.simulate.quasistatic import solve_quasistatic
     from contactcp.scenarios.pang1994 import data_set
+    from contactcp.simulate.quasistatic import solve_quasistatic
 
     if (args.dataset is None) == (args.file is None):
         raise InvalidProblemError("quasistatic", "give exactly one of --dataset N or FILE.json")
@@ -41,8 +50,9 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
         problem = data_set(args.dataset)
     else:
         d = load_arrays(args.file, ("P", "J_n", "J_t", "theta_dot", "d", "mu"), ("alpha",))
-        problem = PlanarQuasistaticProblem.from_paper(d["P"], d["J_n"], d["J_t"], d["theta_dot"], d["d"], d["mu"],
-                                                      d.get("alpha"), name=str(args.file))
+        problem = PlanarQuasistaticProblem.from_paper(
+            d["P"], d["J_n"], d["J_t"], d["theta_dot"], d["d"], d["mu"], d.get("alpha"), name=str(args.file)
+        )
     opts = {}
     if args.method == "bilinear":
         opts = {"seed": args.seed, "variant": args.variant}
@@ -55,10 +65,10 @@ def _cmd_quasistatic(args: argparse.Namespace) -> int:
 
 
 def _cmd_dynamic(args: argparse.Namespace) -> int:
-    from contactcp.simulate.instant import solve_dynamic
     from contactcp.errors import InvalidProblemError
     from contactcp.io.scene import load_system
     from contactcp.scenarios.random_dynamic import random_system
+    from contactcp.simulate.instant import solve_dynamic
 
     if (args.random is None) == (args.file is None):
         raise InvalidProblemError("dynamic", "give exactly one of --random N or FILE.json")
@@ -85,6 +95,7 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
     out = solve_grasp(grasp, args.method, tol=args.tol)
     if args.picture:
         from contactcp.plotting.grasp import save_grasp
+
         save_grasp(grasp, out.contacts, args.picture)
     if args.json:
         print_json(out.to_dict())
@@ -110,35 +121,49 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
     out = analyse(hand.system, tol=args.tol)
     acc = None if out.accelerations is None else [float(v) for v in out.accelerations[:3]]
     if args.json:
-        print_json({"status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
-                          "success": out.determinate, "verdict": out.verdict, "modes": out.modes,
-                          "transitions": out.transitions, "codes": out.codes, "determinate": out.determinate,
-                          "feasible_combinations": out.feasible_combinations,
-                          "distinct_solutions": out.distinct_solutions, "p_matrix": out.p_matrix,
-                          "p_test": out.p_test, "combination": out.combination,
-                          "object_acceleration": acc, "max_violation": out.max_violation,
-                          "c": None if out.c is None else out.c.tolist()})
+        print_json(
+            {
+                "status": "SOLVED" if out.determinate else out.verdict.upper().replace("-", "_"),
+                "success": out.determinate,
+                "verdict": out.verdict,
+                "modes": out.modes,
+                "transitions": out.transitions,
+                "codes": out.codes,
+                "determinate": out.determinate,
+                "feasible_combinations": out.feasible_combinations,
+                "distinct_solutions": out.distinct_solutions,
+                "p_matrix": out.p_matrix,
+                "p_test": out.p_test,
+                "combination": out.combination,
+                "object_acceleration": acc,
+                "max_violation": out.max_violation,
+                "c": None if out.c is None else out.c.tolist(),
+            }
+        )
     else:
         print(f"two-finger hand (Yashima-Yamaguchi): mu = {args.mu:g}, tau1 = {args.tau1:g}, tau2 = {args.tau2:g} N m")
-        print(f"verdict: {out.verdict}; {out.feasible_combinations} feasible sign combination(s) of "
-              f"{len(out.combinations)}, {out.distinct_solutions} distinct solution(s); "
-              f"P-matrix: {out.p_matrix} ({out.p_test})")
+        print(
+            f"verdict: {out.verdict}; {out.feasible_combinations} feasible sign combination(s) of "
+            f"{len(out.combinations)}, {out.distinct_solutions} distinct solution(s); "
+            f"P-matrix: {out.p_matrix} ({out.p_test})"
+        )
         for j, (m, tr, code) in enumerate(zip(out.modes, out.transitions, out.codes)):
             print(f"  finger {j + 1}: {m:8s} ({code}: {tr})")
         if acc is not None:
-            print(f"object acceleration (x, z, angular): {acc[0]:.5g}, {acc[1]:.5g}, {acc[2]:.5g}; "
-                  f"check of the original conditions {out.max_violation:.1e}")
+            print(
+                f"object acceleration (x, z, angular): {acc[0]:.5g}, {acc[1]:.5g}, {acc[2]:.5g}; "
+                f"check of the original conditions {out.max_violation:.1e}"
+            )
     return 0 if out.determinate else 1
 
 
 def _hand2d_map(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from contactcp.analysis.modemap import MODE_CLASSES
-    from contactcp.scenarios.yashima import hand_map
-    from contactcp.errors import InvalidProblemError
-
     from contactcp.analysis.determinacy import VERDICTS
+    from contactcp.analysis.modemap import MODE_CLASSES
+    from contactcp.errors import InvalidProblemError
+    from contactcp.scenarios.yashima import hand_map
 
     if args.resolution < 2:
         raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
@@ -160,37 +185,58 @@ def _hand2d_map(args: argparse.Namespace) -> int:
             table.save(stack.enter_context(atomic_write(args.out)))
         if args.picture:
             from contactcp.plotting.modemap import plot_mode_map, save
-            save(plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
-                 stack.enter_context(atomic_write(args.picture)))
+
+            save(
+                plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
+                stack.enter_context(atomic_write(args.picture)),
+            )
     # success: every state decided (determinate or proved not to be); undecided states fail the run
     ok = verdicts["undecided"] == 0
     if args.json:
-        print_json({"status": "SOLVED" if ok else "INACCURATE", "success": ok, "mu": args.mu,
-                          "resolution": args.resolution, "tau_range": [args.tau_min, args.tau_max],
-                          "classes": counts, "verdicts": verdicts, "time": table.meta.get("elapsed")})
+        print_json(
+            {
+                "status": "SOLVED" if ok else "INACCURATE",
+                "success": ok,
+                "mu": args.mu,
+                "resolution": args.resolution,
+                "tau_range": [args.tau_min, args.tau_max],
+                "classes": counts,
+                "verdicts": verdicts,
+                "time": table.meta.get("elapsed"),
+            }
+        )
     else:
-        print(f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
-              f"in {table.meta.get('elapsed', float('nan')):.2f} s")
+        print(
+            f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
+            f"in {table.meta.get('elapsed', float('nan')):.2f} s"
+        )
         for k, v in counts.items():
             print(f"  {k:16s} {v}")
         print("verdicts: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
     return 0 if ok else 1
 
 
-
-
-
 def _cmd_fclib(args: argparse.Namespace) -> int:
-    from contactcp.simulate.instant import solve_cone
     from contactcp.io.fclib import read_local
+    from contactcp.simulate.instant import solve_cone
 
     problem = read_local(args.file).to_problem()
     result = solve_cone(problem, method=args.method, tol=args.tol)
     if args.json:
         d = result.to_dict()
-        print_json({"status": d["status"], "success": d["success"], "residual": d["residual"],
-                          "iterations": d["iterations"], "r": d["x"], "u": d["w"], "method": d["method"],
-                          "message": d["message"], "time": d["time"]})
+        print_json(
+            {
+                "status": d["status"],
+                "success": d["success"],
+                "residual": d["residual"],
+                "iterations": d["iterations"],
+                "r": d["x"],
+                "u": d["w"],
+                "method": d["method"],
+                "message": d["message"],
+                "time": d["time"],
+            }
+        )
     else:
         print(f"FCLIB local problem from {args.file}: {problem.n_c} contacts, dim {problem.dim}")
         print(result.summary())
@@ -216,8 +262,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     names = list(EXPERIMENTS) if "all" in args.names else args.names
     for name in names:
         if name not in EXPERIMENTS:
-            raise InvalidProblemError("reproduce", f"unknown experiment {name!r}; available: all, "
-                                                   + ", ".join(EXPERIMENTS))
+            raise InvalidProblemError(
+                "reproduce", f"unknown experiment {name!r}; available: all, " + ", ".join(EXPERIMENTS)
+            )
     if args.resolution is not None:
         if args.resolution < 2:
             raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
@@ -240,11 +287,13 @@ def _cmd_warmup(args: argparse.Namespace) -> int:
 
     out = warmup()
     if out["compiled"]:
-        print(f"compiled {out['compiled']} numerical kernels in {out['seconds']:.1f} s ({out['solves']} small "
-              "solves); later runs load them from the cache")
+        print(
+            f"compiled {out['compiled']} numerical kernels in {out['seconds']:.1f} s ({out['solves']} small "
+            "solves); later runs load them from the cache"
+        )
     else:
-        print(f"every numerical kernel was already compiled and cached ({out['solves']} small solves in "
-              f"{out['seconds']:.1f} s)")
+        print(
+            f"every numerical kernel was already compiled and cached ({out['solves']} small solves in "
+            f"{out['seconds']:.1f} s)"
+        )
     return 0
-
-

@@ -1,6 +1,5 @@
 """What the CLI prints and writes: strict JSON, one-line messages, checked output paths."""
 
-
 from __future__ import annotations
 
 import argparse
@@ -8,9 +7,17 @@ import json
 import math
 import os
 
-
-__all__ = ["Parser", "UsageError", "finite_float", "one_line", "finite", "print_json", "output_path", "check_map_size",
-           "PICTURE_SUFFIXES"]
+__all__ = [
+    "Parser",
+    "UsageError",
+    "finite_float",
+    "one_line",
+    "finite",
+    "print_json",
+    "output_path",
+    "check_map_size",
+    "PICTURE_SUFFIXES",
+]
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,7 +51,7 @@ def finite(obj):
         return {k: finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [finite(v) for v in obj]
-    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):      # numpy arrays and scalars
+    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):  # numpy arrays and scalars
         return finite(obj.tolist())
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
@@ -64,8 +71,11 @@ def check_map_size(resolution: int, option: str) -> None:
     """Refuse a mode map whose resolution^2 states cannot fit in memory, before allocating the grid."""
     from contactcp._validate import check_memory
 
-    check_memory(float(resolution) ** 2 * _MAP_BYTES_PER_STATE, option,
-                 f"a {resolution} x {resolution} mode map ({resolution ** 2:.3g} states)")
+    check_memory(
+        float(resolution) ** 2 * _MAP_BYTES_PER_STATE,
+        option,
+        f"a {resolution} x {resolution} mode map ({resolution**2:.3g} states)",
+    )
 
 
 def output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> None:

@@ -16,14 +16,22 @@ from pathlib import Path
 
 #: name -> (module, one-line description)
 EXPERIMENTS: dict[str, tuple[str, str]] = {
-    "pang1994": ("contactcp.experiments.pang1994",
-                 "Pang-Trinkle-Lo 1994: Data Sets 1-4, the mu-scan of Data Set 2, Table 1"),
-    "buffo2006": ("contactcp.experiments.buffo2006",
-                  "Buffo-Maciel 2006: three PUMA-560 fingers, Tables 1-4 by the merit method, time steps"),
-    "yashima": ("contactcp.experiments.yashima",
-                "Yashima-Yamaguchi: contact-mode maps over joint-torque space, determinacy, Figs. 7-8"),
-    "lcp_families": ("contactcp.experiments.lcp_families",
-                     "every LCP method on the seeded test families, with certified residuals"),
+    "pang1994": (
+        "contactcp.experiments.pang1994",
+        "Pang-Trinkle-Lo 1994: Data Sets 1-4, the mu-scan of Data Set 2, Table 1",
+    ),
+    "buffo2006": (
+        "contactcp.experiments.buffo2006",
+        "Buffo-Maciel 2006: three PUMA-560 fingers, Tables 1-4 by the merit method, time steps",
+    ),
+    "yashima": (
+        "contactcp.experiments.yashima",
+        "Yashima-Yamaguchi: contact-mode maps over joint-torque space, determinacy, Figs. 7-8",
+    ),
+    "lcp_families": (
+        "contactcp.experiments.lcp_families",
+        "every LCP method on the seeded test families, with certified residuals",
+    ),
 }
 
 

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from contactcp.errors import InvalidProblemError
+from contactcp.formulations.dynamic_cone import sliding_substituted
 from contactcp.models.system import ContactDynamics
 from contactcp.problems import LCP, MixedNCP
-from contactcp.formulations.dynamic_cone import sliding_substituted
 
 __all__ = ["BuffoMNCP", "buffo_mncp", "sliding_lcp"]
 
@@ -61,15 +61,15 @@ class BuffoMNCP:
 
     problem: MixedNCP | LCP
     cd: ContactDynamics
-    S: np.ndarray       #: indices of the sliding contacts
-    R: np.ndarray       #: indices of the rolling contacts
+    S: np.ndarray  #: indices of the sliding contacts
+    R: np.ndarray  #: indices of the rolling contacts
     A1: np.ndarray
     A2: np.ndarray
     A3: np.ndarray
     A4: np.ndarray
     b_N: np.ndarray
     b_T: np.ndarray
-    x_unit: np.ndarray | None = None   #: SI value of one unit of each variable (None: the LCP, in SI)
+    x_unit: np.ndarray | None = None  #: SI value of one unit of each variable (None: the LCP, in SI)
     check_law: str = "cone"
 
     def physical(self, x: np.ndarray) -> np.ndarray:
@@ -86,15 +86,23 @@ class BuffoMNCP:
         """The named blocks of eq. (31): ``c_Sn, c_Rn, lambda, c_RT (n_R x n_t), a_RT, a_Sn, a_Rn, s``."""
         x = self.physical(x)
         nS, nR, nt = self.S.size, self.R.size, self.n_t
-        c_N = x[:nS + nR]
-        lam = x[nS + nR:nS + 2 * nR]
+        c_N = x[: nS + nR]
+        lam = x[nS + nR : nS + 2 * nR]
         off = nS + 2 * nR
-        c_RT = x[off:off + nt * nR].reshape(nt, nR).T
-        a_RT = x[off + nt * nR:off + 2 * nt * nR].reshape(nt, nR).T
+        c_RT = x[off : off + nt * nR].reshape(nt, nR).T
+        a_RT = x[off + nt * nR : off + 2 * nt * nR].reshape(nt, nR).T
         a_N = self.A1 @ c_N + self.A2 @ c_RT.T.reshape(-1) + self.b_N
-        s = self.cd.mu[self.R] ** 2 * c_N[nS:] ** 2 - (c_RT ** 2).sum(axis=1)
-        return {"c_Sn": c_N[:nS], "c_Rn": c_N[nS:], "lambda": lam, "c_RT": c_RT, "a_RT": a_RT,
-                "a_Sn": a_N[:nS], "a_Rn": a_N[nS:], "s": s}
+        s = self.cd.mu[self.R] ** 2 * c_N[nS:] ** 2 - (c_RT**2).sum(axis=1)
+        return {
+            "c_Sn": c_N[:nS],
+            "c_Rn": c_N[nS:],
+            "lambda": lam,
+            "c_RT": c_RT,
+            "a_RT": a_RT,
+            "a_Sn": a_N[:nS],
+            "a_Rn": a_N[nS:],
+            "s": s,
+        }
 
     def forces(self, x: np.ndarray) -> np.ndarray:
         """All contact forces, contact by contact ``(c_n, c_t[, c_o])``; sliding friction from eq. (19)."""
@@ -150,15 +158,15 @@ def buffo_mncp(cd: ContactDynamics) -> BuffoMNCP:
     nN = nS + nR
     p, m = nN + nR, 2 * nt * nR
     iN = np.arange(nN)
-    iRn = nS + np.arange(nR)                  # c_Rn inside x
+    iRn = nS + np.arange(nR)  # c_Rn inside x
     iLam = nN + np.arange(nR)
-    iC = p + np.arange(nt * nR)               # c_RT (t block, o block)
-    iA = p + nt * nR + np.arange(nt * nR)     # a_RT
+    iC = p + np.arange(nt * nR)  # c_RT (t block, o block)
+    iA = p + nt * nR + np.arange(nt * nR)  # a_RT
 
     def F(x):
         cN, cT = x[iN], x[iC]
         aN = A1 @ cN + A2 @ cT + b_N
-        s = muR ** 2 * x[iRn] ** 2 - (cT.reshape(nt, nR) ** 2).sum(axis=0)
+        s = muR**2 * x[iRn] ** 2 - (cT.reshape(nt, nR) ** 2).sum(axis=0)
         return np.concatenate([aN, s])
 
     def G(x):
@@ -173,10 +181,10 @@ def buffo_mncp(cd: ContactDynamics) -> BuffoMNCP:
         J[:nN, iN] = A1
         J[:nN, iC] = A2
         rows = nN + np.arange(nR)
-        J[rows, iRn] = 2 * muR ** 2 * x[iRn]
+        J[rows, iRn] = 2 * muR**2 * x[iRn]
         cT = x[iC].reshape(nt, nR)
         for k in range(nt):
-            J[rows, iC[k * nR:(k + 1) * nR]] = -2 * cT[k]
+            J[rows, iC[k * nR : (k + 1) * nR]] = -2 * cT[k]
         return J
 
     def jac_G(x):
@@ -199,15 +207,21 @@ def buffo_mncp(cd: ContactDynamics) -> BuffoMNCP:
     xs = np.r_[np.full(nN, c0), np.full(nR, a0), np.full(nt * nR, c0), np.full(nt * nR, a0)]
     Fs = np.r_[np.full(nN, a0), np.full(nR, c0 * c0)]
     Gs = np.r_[np.full(nt * nR, c0 * a0), np.full(nt * nR, a0)]
-    prob = MixedNCP(lambda y: F(xs * y) / Fs, lambda y: G(xs * y) / Gs, p, m,
-                    jac_F=lambda y: jac_F(xs * y) * xs[None, :] / Fs[:, None],
-                    jac_G=lambda y: jac_G(xs * y) * xs[None, :] / Gs[:, None])
+    prob = MixedNCP(
+        lambda y: F(xs * y) / Fs,
+        lambda y: G(xs * y) / Gs,
+        p,
+        m,
+        jac_F=lambda y: jac_F(xs * y) * xs[None, :] / Fs[:, None],
+        jac_G=lambda y: jac_G(xs * y) * xs[None, :] / Gs[:, None],
+    )
     return BuffoMNCP(prob, cd, S, R, A1, A2, A3, A4, b_N, b_T, xs)
 
 
 def sliding_lcp(cd: ContactDynamics) -> LCP:
     """The LCP of eq. (45) (every contact sliding): ``M = Ã_nn`` (eq. (46)), ``q = b_n``."""
     if not np.all(cd.sliding):
-        raise InvalidProblemError("contacts", "eq. (45) needs every contact sliding; "
-                                              "use buffo_mncp for rolling contacts")
+        raise InvalidProblemError(
+            "contacts", "eq. (45) needs every contact sliding; use buffo_mncp for rolling contacts"
+        )
     return buffo_mncp(cd).problem

@@ -61,14 +61,14 @@ def sign_combinations(cd: ContactDynamics):
 class CombinationLCP:
     """The LCP of one sign combination and the maps back to forces and accelerations."""
 
-    signs: np.ndarray        #: (n_R, d-1)
-    A: np.ndarray            #: A_Pi (eq. (27))
-    b: np.ndarray            #: b_Pi (eq. (28))
-    T: np.ndarray            #: c = T y
-    P: np.ndarray            #: w = P a
-    normal: np.ndarray       #: index in y of each contact's f_N
-    delta: np.ndarray        #: (n_R, d-1) index in y of each Delta
-    bound_mu: np.ndarray     #: (n_R, d-1) mu of the rolling contact of each Delta
+    signs: np.ndarray  #: (n_R, d-1)
+    A: np.ndarray  #: A_Pi (eq. (27))
+    b: np.ndarray  #: b_Pi (eq. (28))
+    T: np.ndarray  #: c = T y
+    P: np.ndarray  #: w = P a
+    normal: np.ndarray  #: index in y of each contact's f_N
+    delta: np.ndarray  #: (n_R, d-1) index in y of each Delta
+    bound_mu: np.ndarray  #: (n_R, d-1) mu of the rolling contact of each Delta
     delta_contact: np.ndarray  #: (n_R (d-1),) the contact of each Delta
 
     @property
@@ -87,8 +87,9 @@ class CombinationLCP:
         return y[..., self.delta.reshape(-1)] - self.bound_mu.reshape(-1) * fN
 
 
-def combination_lcp(cd: ContactDynamics, signs: np.ndarray, A: np.ndarray | None = None,
-                    b: np.ndarray | None = None) -> CombinationLCP:
+def combination_lcp(
+    cd: ContactDynamics, signs: np.ndarray, A: np.ndarray | None = None, b: np.ndarray | None = None
+) -> CombinationLCP:
     """The LCP (22), (26)–(28) of the combination ``signs`` (rows: rolling contacts in order).
 
     ``A``, ``b`` default to the system's ``cd.A``, ``cd.b``; passing another ``b``
@@ -109,20 +110,29 @@ def combination_lcp(cd: ContactDynamics, signs: np.ndarray, A: np.ndarray | None
         T[d * j, k] = 1.0
         P[k, d * j] = 1.0
         if cd.sliding[j]:
-            T[d * j + 1:d * j + d, k] = cd.sliding_friction(j)   # f_• = mu~_• f_N  (eq. (5))
+            T[d * j + 1 : d * j + d, k] = cd.sliding_friction(j)  # f_• = mu~_• f_N  (eq. (5))
             k += 1
             continue
         for t in range(d - 1):
             sg = signs[r, t]
             row, col = d * j + 1 + t, k + 1 + t
-            T[row, k] = -sg * cd.mu[j]                        # f_• = -sigma (mu f_N - Delta)
+            T[row, k] = -sg * cd.mu[j]  # f_• = -sigma (mu f_N - Delta)
             T[row, col] = sg
-            P[col, row] = sg                                  # alpha = sigma a_•
+            P[col, row] = sg  # alpha = sigma a_•
             delta[r, t] = col
             contact_of_delta[r * (d - 1) + t] = j
         k += d
         r += 1
     Afull = cd.A if A is None else A
     bfull = cd.b if b is None else b
-    return CombinationLCP(signs, P @ Afull @ T, P @ bfull, T, P, normal, delta,
-                          np.repeat(cd.mu[R], d - 1).reshape(R.size, d - 1), contact_of_delta)
+    return CombinationLCP(
+        signs,
+        P @ Afull @ T,
+        P @ bfull,
+        T,
+        P,
+        normal,
+        delta,
+        np.repeat(cd.mu[R], d - 1).reshape(R.size, d - 1),
+        contact_of_delta,
+    )

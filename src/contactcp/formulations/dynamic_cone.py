@@ -25,7 +25,7 @@ def sliding_transform(cd: ContactDynamics) -> np.ndarray:
     d = cd.dim
     T = np.eye(d * cd.n_c)
     for j in np.flatnonzero(cd.sliding):
-        T[d * j + 1:d * j + d, d * j] = cd.sliding_friction(j)
+        T[d * j + 1 : d * j + d, d * j] = cd.sliding_friction(j)
     return T
 
 

@@ -18,8 +18,9 @@ Saxcé's form) and ``"mncp"`` (the same cone as Buffo & Maciel's mixed NCP).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -53,6 +54,7 @@ def register_law(name: str, *, check_law: str) -> Callable:
     def deco(builder: Callable[[ContactDynamics], Any]) -> Callable[[ContactDynamics], Any]:
         _LAWS[name] = (builder, check_law)
         return builder
+
     return deco
 
 

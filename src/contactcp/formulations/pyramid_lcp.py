@@ -51,7 +51,7 @@ class PyramidLCP:
 def pyramid_lcp(cd: ContactDynamics) -> PyramidLCP:
     """Build the pyramid LCP of a contact state."""
     d, n_c, m = cd.dim, cd.n_c, cd.dim * cd.n_c
-    kinds: list[tuple[int, str, int]] = []        # (contact, kind, direction)
+    kinds: list[tuple[int, str, int]] = []  # (contact, kind, direction)
     for j in range(n_c):
         kinds.append((j, "c_n", 0))
         for k in range(1, d):
@@ -71,14 +71,14 @@ def pyramid_lcp(cd: ContactDynamics) -> PyramidLCP:
             E[i, d * j] = 1.0
             for kk in range(1, d):
                 if (j, "s+", kk) in index:
-                    T[d * j + kk, i] = -mu                    # c_k = s+ - mu c_n
+                    T[d * j + kk, i] = -mu  # c_k = s+ - mu c_n
                 else:
                     T[d * j + kk, i] = -mu * np.sign(cd.v_t[j, kk - 1])
         elif kind == "s+":
             T[d * j + k, i] = 1.0
-            E[i, d * j + k] = 1.0                             # a+ = a_k + a-
+            E[i, d * j + k] = 1.0  # a+ = a_k + a-
             G[i, index[(j, "a-", k)]] = 1.0
-        else:                                                 # a-: partner s- = 2 mu c_n - s+
+        else:  # a-: partner s- = 2 mu c_n - s+
             G[i, index[(j, "c_n", 0)]] = 2.0 * mu
             G[i, index[(j, "s+", k)]] = -1.0
     M = E @ cd.A @ T + G

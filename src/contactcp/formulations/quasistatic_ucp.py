@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from contactcp.errors import InvalidProblemError
+from contactcp.linalg.lp import clean
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem
 from contactcp.problems import UCP
-from contactcp.linalg.lp import clean
 
 __all__ = ["QuasistaticUCP", "quasistatic_ucp", "null_space_rows"]
 
@@ -54,11 +54,23 @@ class QuasistaticUCP(UCP):
 
     Extra attributes: ``model``, ``Z``, ``rank_P``, ``z_method``
     (``"closed_form"`` or ``"svd"``) and ``rank_notes``: what rank deficiency of
-    ``P`` or of ``C`` means for the answers (reported, never silently dropped).  ``x = (v_n, v_t+, v_t-)``, ``y = (c_n, s_t+, s_t-)``.
+    ``P`` or of ``C`` means for the answers (reported, never silently dropped).
+    ``x = (v_n, v_t+, v_t-)``, ``y = (c_n, s_t+, s_t-)``.
     """
 
-    def __init__(self, A_x: Any, b_x: Any, A_y: Any, b_y: Any, *, model: PlanarQuasistaticProblem,
-                 Z: np.ndarray, rank_P: int, z_method: str, rank_notes: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        A_x: Any,
+        b_x: Any,
+        A_y: Any,
+        b_y: Any,
+        *,
+        model: PlanarQuasistaticProblem,
+        Z: np.ndarray,
+        rank_P: int,
+        z_method: str,
+        rank_notes: tuple[str, ...] = (),
+    ):
         super().__init__(A_x, b_x, A_y, b_y)
         for k, v in dict(model=model, Z=Z, rank_P=rank_P, z_method=z_method, rank_notes=rank_notes).items():
             object.__setattr__(self, k, v)
@@ -68,8 +80,10 @@ class QuasistaticUCP(UCP):
         return self.model.n_c
 
     def __repr__(self) -> str:
-        return (f"QuasistaticUCP(n_c={self.n_c}, rows_x={self.A_x.shape[0]}, rows_y={self.A_y.shape[0]}, "
-                f"rank_P={self.rank_P}, Z={self.z_method})")
+        return (
+            f"QuasistaticUCP(n_c={self.n_c}, rows_x={self.A_x.shape[0]}, rows_y={self.A_y.shape[0]}, "
+            f"rank_P={self.rank_P}, Z={self.z_method})"
+        )
 
 
 def quasistatic_ucp(model: PlanarQuasistaticProblem, Z: str = "auto") -> QuasistaticUCP:
@@ -102,15 +116,18 @@ def quasistatic_ucp(model: PlanarQuasistaticProblem, Z: str = "auto") -> Quasist
     I = np.eye(n_c)
     ab = m.abar
     Jn_ab, Jt_ab = m.J_n[:, ab].T, m.J_t[:, ab].T
-    C = np.block([
-        [2 * U, -I, -I],
-        [m.W_n - m.W_t @ U, m.W_t, np.zeros((m.n_q, n_c))],
-        [Jn_ab - Jt_ab @ U, Jt_ab, np.zeros((ab.size, n_c))],
-    ])
+    C = np.block(
+        [
+            [2 * U, -I, -I],
+            [m.W_n - m.W_t @ U, m.W_t, np.zeros((m.n_q, n_c))],
+            [Jn_ab - Jt_ab @ U, Jt_ab, np.zeros((ab.size, n_c))],
+        ]
+    )
     A_x, b_x = clean(A_x, b_x)
     A_y, b_y = clean(C, -m.d)
-    return QuasistaticUCP(A_x, b_x, A_y, b_y, model=m, Z=Zm, rank_P=rank, z_method=how,
-                          rank_notes=_rank_notes(P, rank, C))
+    return QuasistaticUCP(
+        A_x, b_x, A_y, b_y, model=m, Z=Zm, rank_P=rank, z_method=how, rank_notes=_rank_notes(P, rank, C)
+    )
 
 
 def _rank_notes(P: np.ndarray, rank: int, C: np.ndarray) -> tuple[str, ...]:
@@ -119,12 +136,16 @@ def _rank_notes(P: np.ndarray, rank: int, C: np.ndarray) -> tuple[str, ...]:
     if P.shape[1] and rank == 0:
         raise InvalidProblemError("P", "is zero: no contact constrains the motion")
     if rank < P.shape[1]:
-        notes.append(f"P has rank {rank} < {P.shape[1]} columns: the contact velocities are determined, but the "
-                     f"object velocity and the unknown joint velocities are not unique ({P.shape[1] - rank}-"
-                     f"dimensional freedom); the reported ones are the least-squares choice")
+        notes.append(
+            f"P has rank {rank} < {P.shape[1]} columns: the contact velocities are determined, but the "
+            f"object velocity and the unknown joint velocities are not unique ({P.shape[1] - rank}-"
+            f"dimensional freedom); the reported ones are the least-squares choice"
+        )
     rc = int(np.linalg.matrix_rank(C)) if C.size else 0
     if rc < C.shape[0]:
-        notes.append(f"C has rank {rc} < {C.shape[0]} rows: {C.shape[0] - rc} equilibrium/effort equation(s) "
-                     f"depend on the others (consistent ones are dropped; an inconsistent one makes Y empty, "
-                     f"with a Farkas proof)")
+        notes.append(
+            f"C has rank {rc} < {C.shape[0]} rows: {C.shape[0] - rc} equilibrium/effort equation(s) "
+            f"depend on the others (consistent ones are dropped; an inconsistent one makes Y empty, "
+            f"with a Farkas proof)"
+        )
     return tuple(notes)

@@ -24,9 +24,12 @@ def theorem2(cd: ContactDynamics) -> dict[str, Any]:
     sv = np.linalg.svd(cd.H, compute_uv=False) if m else np.zeros(0)
     tol = (sv.max() if sv.size else 0.0) * max(cd.H.shape) * np.finfo(float).eps
     rank = int((sv > tol).sum())
-    out: dict[str, Any] = {"H_shape": list(cd.H.shape), "rank": rank,
-                           "full_column_rank": rank == m,
-                           "sigma_min": float(sv.min()) if sv.size else 0.0}
+    out: dict[str, Any] = {
+        "H_shape": list(cd.H.shape),
+        "rank": rank,
+        "full_column_rank": rank == m,
+        "sigma_min": float(sv.min()) if sv.size else 0.0,
+    }
     if cd.sliding.any():
         At = sliding_substituted(cd)
         ev = float(np.linalg.eigvalsh(0.5 * (At + At.T)).min())

@@ -44,8 +44,15 @@ class ContactOutcome:
         return "unchanged" if self.mode == self.state else f"{self.state}->{self.mode}"
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "c": self.c.tolist(), "a": self.a.tolist(), "state": self.state,
-                "mode": self.mode, "transition": self.transition, "loaded": self.loaded}
+        return {
+            "name": self.name,
+            "c": self.c.tolist(),
+            "a": self.a.tolist(),
+            "state": self.state,
+            "mode": self.mode,
+            "transition": self.transition,
+            "loaded": self.loaded,
+        }
 
 
 def _scales(cd: ContactDynamics, c: np.ndarray, a: np.ndarray) -> tuple[float, float]:
@@ -54,8 +61,7 @@ def _scales(cd: ContactDynamics, c: np.ndarray, a: np.ndarray) -> tuple[float, f
     acceleration scale corresponds to through ``A`` (``max(|b|, |A c|) / max|A_ij|``), so that
     forces that are zero up to round-off (a body pushed off its contacts) are measured against
     the data and not against their own size."""
-    as_ = max(float(np.abs(cd.b).max(initial=0.0)), float(np.abs(cd.A @ c).max(initial=0.0)),
-              np.finfo(float).tiny)
+    as_ = max(float(np.abs(cd.b).max(initial=0.0)), float(np.abs(cd.A @ c).max(initial=0.0)), np.finfo(float).tiny)
     amax = float(np.abs(cd.A).max(initial=0.0))
     cs = max(float(np.abs(c).max(initial=0.0)), as_ / amax if amax > 0 else 0.0, np.finfo(float).tiny)
     return cs, as_
@@ -71,7 +77,7 @@ def classify(cd: ContactDynamics, c: np.ndarray, a: np.ndarray, tol: float = MOD
     cs, as_ = _scales(cd, c, a)
     out = []
     for j in range(cd.n_c):
-        cj, aj = c[d * j:d * j + d], a[d * j:d * j + d]
+        cj, aj = c[d * j : d * j + d], a[d * j : d * j + d]
         state = "sliding" if cd.sliding[j] else "rolling"
         if aj[0] > tol * as_:
             mode = "breaking"
@@ -95,7 +101,8 @@ def check_dynamic(cd: ContactDynamics, c: np.ndarray, friction: str) -> tuple[fl
     cs, as_ = _scales(cd, c, a)
     # equations of motion, relative to their terms
     eom = np.abs(cd.M @ Vdot - cd.f - cd.H @ c).max(initial=0.0) / max(
-        1.0, float(np.abs(cd.f).max(initial=0.0)), float(np.abs(cd.H @ c).max(initial=0.0)))
+        1.0, float(np.abs(cd.f).max(initial=0.0)), float(np.abs(cd.H @ c).max(initial=0.0))
+    )
     C = c.reshape(-1, d)
     Acc = a.reshape(-1, d)
     cn, an = C[:, 0] / cs, Acc[:, 0] / as_
@@ -120,6 +127,7 @@ def check_dynamic(cd: ContactDynamics, c: np.ndarray, friction: str) -> tuple[fl
                     viol.append(abs(ct[k] + mu[j] * cnj * np.sign(vk)))
                 else:
                     # a_k > 0 needs c_k = -mu c_n, a_k < 0 needs c_k = +mu c_n
-                    viol.append(max(0.0, at[k]) * abs(ct[k] + mu[j] * cnj)
-                                + max(0.0, -at[k]) * abs(ct[k] - mu[j] * cnj))
+                    viol.append(
+                        max(0.0, at[k]) * abs(ct[k] + mu[j] * cnj) + max(0.0, -at[k]) * abs(ct[k] - mu[j] * cnj)
+                    )
     return float(max(viol)), a, Vdot

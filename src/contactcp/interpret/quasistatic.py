@@ -57,23 +57,38 @@ class QuasistaticSolution:
         return self.max_violation <= tol
 
     def to_dict(self) -> dict[str, Any]:
-        return {"modes": list(self.modes), "c_n": self.c_n.tolist(), "c_t": self.c_t.tolist(),
-                "v_n": self.v_n.tolist(), "v_t": self.v_t.tolist(), "qdot": self.qdot.tolist(),
-                "theta_dot": self.theta_dot.tolist(), "joint_load": self.joint_load.tolist(),
-                "loaded": self.loaded.tolist(), "max_violation": float(self.max_violation),
-                "violations": {k: float(v) for k, v in self.violations.items()},
-                "motion_unique": bool(self.motion_unique), **self.extra}
+        return {
+            "modes": list(self.modes),
+            "c_n": self.c_n.tolist(),
+            "c_t": self.c_t.tolist(),
+            "v_n": self.v_n.tolist(),
+            "v_t": self.v_t.tolist(),
+            "qdot": self.qdot.tolist(),
+            "theta_dot": self.theta_dot.tolist(),
+            "joint_load": self.joint_load.tolist(),
+            "loaded": self.loaded.tolist(),
+            "max_violation": float(self.max_violation),
+            "violations": {k: float(v) for k, v in self.violations.items()},
+            "motion_unique": bool(self.motion_unique),
+            **self.extra,
+        }
 
 
 def _scales(m: PlanarQuasistaticProblem, c_n, c_t, v_n, v_t, qdot, theta_dot) -> tuple[float, float]:
-    fs = max(1e-300, float(np.max(np.abs(m.g_obj), initial=0.0)),
-             float(np.max(np.abs(m.gman_minus_tau), initial=0.0)),
-             float(np.max(np.abs(m.W_n) @ np.abs(c_n) + np.abs(m.W_t) @ np.abs(c_t), initial=0.0)))
+    fs = max(
+        1e-300,
+        float(np.max(np.abs(m.g_obj), initial=0.0)),
+        float(np.max(np.abs(m.gman_minus_tau), initial=0.0)),
+        float(np.max(np.abs(m.W_n) @ np.abs(c_n) + np.abs(m.W_t) @ np.abs(c_t), initial=0.0)),
+    )
     J = np.vstack([m.J_n, m.J_t])
     WT = np.vstack([m.W_n.T, m.W_t.T])
-    vs = max(1e-300, float(np.max(np.abs(J) @ np.abs(theta_dot), initial=0.0)),
-             float(np.max(np.abs(WT) @ np.abs(qdot), initial=0.0)),
-             float(np.max(np.abs(np.concatenate([v_n, v_t])), initial=0.0)))
+    vs = max(
+        1e-300,
+        float(np.max(np.abs(J) @ np.abs(theta_dot), initial=0.0)),
+        float(np.max(np.abs(WT) @ np.abs(qdot), initial=0.0)),
+        float(np.max(np.abs(np.concatenate([v_n, v_t])), initial=0.0)),
+    )
     return fs, vs
 
 
@@ -95,23 +110,30 @@ def check_quasistatic(m: PlanarQuasistaticProblem, c_n, c_t, v_n, v_t, qdot, the
         "(5) tangential velocity": float(np.max(np.abs(eq5), initial=0.0)) / vs,
         "(6) nonpenetration": float(np.max(-v_n, initial=0.0)) / vs,
         "(7) friction cone": float(np.max(np.abs(c_t) - mu * c_n, initial=0.0)) / fs,
-        "(8)-(9) normal complementarity": float(np.max(np.minimum(np.maximum(c_n, 0) / fs,
-                                                                  np.maximum(v_n, 0) / vs), initial=0.0)),
-        "(10) sliding friction": float(np.max(np.maximum(np.minimum(vp / vs, np.abs(mu * c_n + c_t) / fs),
-                                                         np.minimum(vm / vs, np.abs(mu * c_n - c_t) / fs)),
-                                              initial=0.0)),
+        "(8)-(9) normal complementarity": float(
+            np.max(np.minimum(np.maximum(c_n, 0) / fs, np.maximum(v_n, 0) / vs), initial=0.0)
+        ),
+        "(10) sliding friction": float(
+            np.max(
+                np.maximum(
+                    np.minimum(vp / vs, np.abs(mu * c_n + c_t) / fs), np.minimum(vm / vs, np.abs(mu * c_n - c_t) / fs)
+                ),
+                initial=0.0,
+            )
+        ),
         "nontensile": float(np.max(-c_n, initial=0.0)) / fs,
     }
 
 
-def interpret_quasistatic(m: PlanarQuasistaticProblem, x: np.ndarray, y: np.ndarray,
-                          mode_tol: float = 1e-9) -> QuasistaticSolution:
+def interpret_quasistatic(
+    m: PlanarQuasistaticProblem, x: np.ndarray, y: np.ndarray, mode_tol: float = 1e-9
+) -> QuasistaticSolution:
     """Recover the mechanics from a UCP pair and check it against (2)-(10)."""
     n_c = m.n_c
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    v_n, vp, vm = x[:n_c], x[n_c:2 * n_c], x[2 * n_c:]
-    c_n, sp = y[:n_c], y[n_c:2 * n_c]
+    v_n, vp, vm = x[:n_c], x[n_c : 2 * n_c], x[2 * n_c :]
+    c_n, sp = y[:n_c], y[n_c : 2 * n_c]
     c_t = sp - m.mu * c_n
     v_t = vp - vm
     J = np.vstack([m.J_n, m.J_t])
@@ -119,9 +141,9 @@ def interpret_quasistatic(m: PlanarQuasistaticProblem, x: np.ndarray, y: np.ndar
     P = m.P
     rhs = np.concatenate([v_n, v_t]) + J[:, a] @ m.theta_dot[a]
     sol, _, rank, _ = np.linalg.lstsq(P, rhs, rcond=None)
-    qdot = sol[:m.n_q]
+    qdot = sol[: m.n_q]
     theta_dot = m.theta_dot.copy()
-    theta_dot[ab] = -sol[m.n_q:]
+    theta_dot[ab] = -sol[m.n_q :]
     # joint loads J^T c: equal to tau - g_man at every joint (known for abar, a result for alpha)
     joint_load = m.J_n.T @ c_n + m.J_t.T @ c_t
     viol = check_quasistatic(m, c_n, c_t, v_n, v_t, qdot, theta_dot)
@@ -137,7 +159,17 @@ def interpret_quasistatic(m: PlanarQuasistaticProblem, x: np.ndarray, y: np.ndar
             modes.append("sliding-")
         else:
             modes.append("rolling")
-    return QuasistaticSolution(c_n=c_n, c_t=c_t, v_n=v_n, v_t=v_t, qdot=qdot, theta_dot=theta_dot,
-                               joint_load=joint_load, modes=modes, loaded=c_n > eps_c, violations=viol,
-                               motion_unique=rank == P.shape[1],
-                               extra={"force_scale": fs, "velocity_scale": vs})
+    return QuasistaticSolution(
+        c_n=c_n,
+        c_t=c_t,
+        v_n=v_n,
+        v_t=v_t,
+        qdot=qdot,
+        theta_dot=theta_dot,
+        joint_load=joint_load,
+        modes=modes,
+        loaded=c_n > eps_c,
+        violations=viol,
+        motion_unique=rank == P.shape[1],
+        extra={"force_scale": fs, "velocity_scale": vs},
+    )

@@ -37,12 +37,13 @@ def load_arrays(path: str | Path, keys: tuple[str, ...], optional: tuple[str, ..
         raise
     except MemoryError:
         raise InvalidProblemError(field, "does not fit in memory") from None
-    except Exception as exc:   # noqa: BLE001 - any failure to parse the file is a bad file (zip, zlib, numpy)
+    except Exception as exc:  # noqa: BLE001 - any failure to parse the file is a bad file (zip, zlib, numpy)
         raise InvalidProblemError(field, f"cannot be read ({type(exc).__name__}: {exc})") from None
     missing = [k for k in keys if k not in found]
     if missing:
-        raise InvalidProblemError(field, f"missing {', '.join(repr(k) for k in missing)} "
-                                         f"(expected keys: {', '.join(keys + optional)})")
+        raise InvalidProblemError(
+            field, f"missing {', '.join(repr(k) for k in missing)} (expected keys: {', '.join(keys + optional)})"
+        )
     return {k: found[k] for k in keys + optional if k in found}
 
 
@@ -59,7 +60,7 @@ def save_lcp(path: str | Path, problem: LCP) -> None:
     """Write ``M`` and ``q`` to ``.npz`` or ``.json`` (atomically)."""
     path = Path(path)
     if path.suffix.lower() != ".json" and path.suffix.lower() != ".npz":
-        path = path.with_name(path.name + ".npz")       # as numpy.savez does
+        path = path.with_name(path.name + ".npz")  # as numpy.savez does
     with atomic_write(path) as tmp:
         if path.suffix.lower() == ".json":
             tmp.write_text(json.dumps({"M": problem.M.tolist(), "q": problem.q.tolist()}))

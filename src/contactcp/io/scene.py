@@ -32,8 +32,19 @@ from contactcp.models.system import Arm, MultibodySystem
 __all__ = ["system_from_dict", "load_system"]
 
 _BODY_KEYS = {"mass", "inertia", "R", "p", "v", "omega", "wrench", "gravity", "name"}
-_ARM_KEYS = {"dh", "joint_types", "masses", "coms", "inertias", "base", "tool", "convention", "gravity",
-             "name", "armature"}
+_ARM_KEYS = {
+    "dh",
+    "joint_types",
+    "masses",
+    "coms",
+    "inertias",
+    "base",
+    "tool",
+    "convention",
+    "gravity",
+    "name",
+    "armature",
+}
 _CONTACT_KEYS = {"body", "point", "normal", "mu", "tangent", "state", "v_t", "name"}
 
 
@@ -56,7 +67,7 @@ def _other(value: Any, where: str) -> Ground | Link | Body:
         return Body(_integer(value["body"], f"{where}.body"))
     if isinstance(value, dict) and set(value) == {"arm", "link"}:
         return Link(_integer(value["arm"], f"{where}.arm"), _integer(value["link"], f"{where}.link"))
-    raise InvalidProblemError(where, "must be \"ground\", {\"body\": i} or {\"arm\": a, \"link\": l}")
+    raise InvalidProblemError(where, 'must be "ground", {"body": i} or {"arm": a, "link": l}')
 
 
 def _arm(d: dict, i: int) -> Arm:
@@ -72,13 +83,15 @@ def _arm(d: dict, i: int) -> Arm:
         if model != "puma560":
             raise InvalidProblemError(f"{where}.model", f"unknown model {model!r}; available: puma560")
         from contactcp.models.puma560 import puma560
+
         _unknown(rest, {"base", "tool"}, where)
         manip = puma560(**rest)
     else:
         _unknown(rest, _ARM_KEYS, where)
         if "dh" not in rest:
-            raise InvalidProblemError(f"{where}.dh", "is required (or give \"model\")")
+            raise InvalidProblemError(f"{where}.dh", 'is required (or give "model")')
         from contactcp.models.manipulator import Manipulator
+
         manip = Manipulator.from_dh(**rest)
     return Arm(manip, **state)
 

@@ -14,12 +14,31 @@ This package imports nothing from the rest of contactcp except
 """
 
 from contactcp.linalg.exact import (
-    ETA, UNIT_ROUNDOFF, det_sign, dyadic_rows, exact_det, exact_sum_sign, int_det, round_fraction,
+    ETA,
+    UNIT_ROUNDOFF,
+    det_sign,
+    dyadic_rows,
+    exact_det,
+    exact_sum_sign,
+    int_det,
+    round_fraction,
     schur_complement,
 )
 from contactcp.linalg.verified import TINY, det_sign_verified, down, positive_definite, up
 
 __all__ = [
-    "ETA", "UNIT_ROUNDOFF", "det_sign", "dyadic_rows", "exact_det", "exact_sum_sign", "int_det",
-    "round_fraction", "schur_complement", "positive_definite", "det_sign_verified", "TINY", "up", "down",
+    "ETA",
+    "UNIT_ROUNDOFF",
+    "det_sign",
+    "dyadic_rows",
+    "exact_det",
+    "exact_sum_sign",
+    "int_det",
+    "round_fraction",
+    "schur_complement",
+    "positive_definite",
+    "det_sign_verified",
+    "TINY",
+    "up",
+    "down",
 ]

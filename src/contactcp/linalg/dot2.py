@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 _EPS = np.finfo(np.float64).eps
-_SPLIT = 134217729.0          # 2**27 + 1, Dekker's splitting constant
-_UNDERFLOW = 2.0 ** -960       # products below this may have lost bits to underflow
-_TINY = 2.0 ** -1070           # 16 times the smallest subnormal: the absolute error of a product that underflows
+_SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitting constant
+_UNDERFLOW = 2.0**-960  # products below this may have lost bits to underflow
+_TINY = 2.0**-1070  # 16 times the smallest subnormal: the absolute error of a product that underflows
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -66,7 +65,7 @@ def affine_row(A, x, c, i):
     err = 0.0
     mag = abs(c[i])
     risky = False
-    exact = True                    # no rounding anywhere: v is the exact value
+    exact = True  # no rounding anywhere: v is the exact value
     for j in range(n):
         a = A[i, j]
         b = x[j]

@@ -21,22 +21,30 @@ error bound, and only the rest comes here.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from contactcp.errors import InvalidProblemError
 
 __all__ = [
-    "ETA", "UNIT_ROUNDOFF", "dyadic_rows", "int_det", "exact_det", "det_sign", "schur_complement",
-    "round_fraction", "exact_sum_sign",
+    "ETA",
+    "UNIT_ROUNDOFF",
+    "dyadic_rows",
+    "int_det",
+    "exact_det",
+    "det_sign",
+    "schur_complement",
+    "round_fraction",
+    "exact_sum_sign",
 ]
 
 #: the smallest positive double (the spacing of the subnormal numbers)
-ETA = 2.0 ** -1074
+ETA = 2.0**-1074
 #: the unit roundoff of round-to-nearest doubles, ``u = 2^-53``
-UNIT_ROUNDOFF = 2.0 ** -53
+UNIT_ROUNDOFF = 2.0**-53
 
 
 def _square_finite(A: Any, field: str = "A") -> np.ndarray:
@@ -183,8 +191,9 @@ def round_fraction(num: int, den: int) -> float:
     return -x if negative else x
 
 
-def schur_complement(A: Any, I: Sequence[int], J: Sequence[int],
-                     row_exp: Sequence[int] | None = None) -> tuple[int, np.ndarray | None]:
+def schur_complement(
+    A: Any, I: Sequence[int], J: Sequence[int], row_exp: Sequence[int] | None = None
+) -> tuple[int, np.ndarray | None]:
     """The Schur complement ``A[J, J] - A[J, I] A[I, I]^-1 A[I, J]``, exactly, rounded once.
 
     Returns ``(sign, S)``: ``sign`` the exact sign of ``det A[I, I]`` and ``S``

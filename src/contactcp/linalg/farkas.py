@@ -66,7 +66,7 @@ class FarkasSystem:
         self.upper = np.asarray(upper, dtype=np.float64)
 
     @classmethod
-    def lcp(cls, M: np.ndarray, q: np.ndarray, free: np.ndarray | None = None) -> "FarkasSystem":
+    def lcp(cls, M: np.ndarray, q: np.ndarray, free: np.ndarray | None = None) -> FarkasSystem:
         """``{z : z_c >= 0, (M z + q)_c >= 0, (M z + q)_f = 0}`` (``f`` = ``free``)."""
         n = q.shape[0]
         free = np.zeros(n, dtype=bool) if free is None else np.asarray(free, dtype=bool)
@@ -74,15 +74,14 @@ class FarkasSystem:
         return cls(M, q, sign, np.where(free, -np.inf, 0.0), np.full(n, np.inf))
 
     @classmethod
-    def box(cls, M: np.ndarray, q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> "FarkasSystem":
+    def box(cls, M: np.ndarray, q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> FarkasSystem:
         """The solutions of the box LCP ``lower <= z <= upper`` all lie in this system."""
         lo_f, up_f = np.isfinite(lower), np.isfinite(upper)
-        sign = np.select([lo_f & ~up_f, ~lo_f & up_f, ~lo_f & ~up_f], [SIGN_NONNEG, SIGN_NONPOS, SIGN_FREE],
-                         SIGN_ZERO)
+        sign = np.select([lo_f & ~up_f, ~lo_f & up_f, ~lo_f & ~up_f], [SIGN_NONNEG, SIGN_NONPOS, SIGN_FREE], SIGN_ZERO)
         return cls(M, q, sign, lower, upper)
 
     @classmethod
-    def polyhedron(cls, A: np.ndarray, b: np.ndarray) -> "FarkasSystem":
+    def polyhedron(cls, A: np.ndarray, b: np.ndarray) -> FarkasSystem:
         """``{x >= 0 : A x = b}``."""
         m, n = A.shape
         return cls(-np.asarray(A, dtype=np.float64), b, np.full(m, SIGN_FREE), np.zeros(n), np.full(n, np.inf))
@@ -115,7 +114,7 @@ class FarkasSystem:
         y = np.asarray(y, dtype=np.float64)
         if y.shape != self.h.shape or not np.all(np.isfinite(y)) or not np.any(y) or not self._signs_ok(y):
             return None
-        g = exact_transpose_product(self.G, y)              # correctly rounded: exact signs
+        g = exact_transpose_product(self.G, y)  # correctly rounded: exact signs
         b = self._choose(np.sign(g))
         if b is None:
             return None
@@ -131,8 +130,9 @@ class FarkasSystem:
             return None
         m, n = self.G.shape
         G = self.G
-        g = [sum((Fraction(float(G[i, j])) * y[i] for i in range(m) if y[i] and G[i, j]), Fraction(0))
-             for j in range(n)]
+        g = [
+            sum((Fraction(float(G[i, j])) * y[i] for i in range(m) if y[i] and G[i, j]), Fraction(0)) for j in range(n)
+        ]
         b = self._choose(np.array([(v > 0) - (v < 0) for v in g]))
         if b is None:
             return None
@@ -155,7 +155,7 @@ class FarkasSystem:
         big = float(np.abs(y).max(initial=0.0))
         if not big > 0:
             return None
-        y = np.ldexp(y, -math.frexp(big)[1])          # a power of two: exact, keeps products in range
+        y = np.ldexp(y, -math.frexp(big)[1])  # a power of two: exact, keeps products in range
         for yc in (y, np.where(np.abs(y) > 1e-13 * np.abs(y).max(), y, 0.0)):
             v = self.check(yc)
             if v is not None:
@@ -172,30 +172,49 @@ class FarkasSystem:
         m, n = self.G.shape
         lo_f, up_f = np.isfinite(self.lower), np.isfinite(self.upper)
         both = np.flatnonzero(lo_f & up_f)
-        only_lo = lo_f & ~up_f           # g_j <= 0, sigma_j = g_j lower_j
-        only_up = ~lo_f & up_f           # g_j >= 0, sigma_j = g_j upper_j
-        none = ~lo_f & ~up_f             # g_j = 0
+        only_lo = lo_f & ~up_f  # g_j <= 0, sigma_j = g_j lower_j
+        only_up = ~lo_f & up_f  # g_j >= 0, sigma_j = g_j upper_j
+        none = ~lo_f & ~up_f  # g_j = 0
         GT = self.G.T
         cost_y = self.h + self.G[:, only_lo] @ self.lower[only_lo] + self.G[:, only_up] @ self.upper[only_up]
         nb = both.size
         c = np.concatenate([cost_y, np.ones(nb)])
-        A_ub = [np.hstack([GT[only_lo], np.zeros((int(only_lo.sum()), nb))]),
-                np.hstack([-GT[only_up], np.zeros((int(only_up.sum()), nb))])]
+        A_ub = [
+            np.hstack([GT[only_lo], np.zeros((int(only_lo.sum()), nb))]),
+            np.hstack([-GT[only_up], np.zeros((int(only_up.sum()), nb))]),
+        ]
         if nb:
             E = np.zeros((nb, nb))
             E[np.arange(nb), np.arange(nb)] = -1.0
-            A_ub += [np.hstack([GT[both] * self.upper[both, None], E]), np.hstack([GT[both] * self.lower[both, None], E])]
+            A_ub += [
+                np.hstack([GT[both] * self.upper[both, None], E]),
+                np.hstack([GT[both] * self.lower[both, None], E]),
+            ]
         A_ub = np.vstack(A_ub)
         A_eq = np.hstack([GT[none], np.zeros((int(none.sum()), nb))]) if none.any() else None
         sgn = self.sign
-        bounds = [(0.0, 1.0) if t == SIGN_NONNEG else (-1.0, 0.0) if t == SIGN_NONPOS else (0.0, 0.0)
-                  if t == SIGN_ZERO else (-1.0, 1.0) for t in sgn.tolist()] + [(None, None)] * nb
+        bounds = [
+            (0.0, 1.0)
+            if t == SIGN_NONNEG
+            else (-1.0, 0.0)
+            if t == SIGN_NONPOS
+            else (0.0, 0.0)
+            if t == SIGN_ZERO
+            else (-1.0, 1.0)
+            for t in sgn.tolist()
+        ] + [(None, None)] * nb
         with np.errstate(all="ignore"):
             if not (np.all(np.isfinite(c)) and np.all(np.isfinite(A_ub))):
                 return None
-            res = linprog(c, A_ub=A_ub if A_ub.size else None, b_ub=np.zeros(A_ub.shape[0]) if A_ub.size else None,
-                          A_eq=A_eq, b_eq=None if A_eq is None else np.zeros(A_eq.shape[0]), bounds=bounds,
-                          method="highs")
+            res = linprog(
+                c,
+                A_ub=A_ub if A_ub.size else None,
+                b_ub=np.zeros(A_ub.shape[0]) if A_ub.size else None,
+                A_eq=A_eq,
+                b_eq=None if A_eq is None else np.zeros(A_eq.shape[0]),
+                bounds=bounds,
+                method="highs",
+            )
         if res.status != 0 or not res.fun < 0:
             return None
         return self.prove(res.x[:m])
@@ -228,10 +247,14 @@ class FarkasSystem:
         if not target < 0:
             return None
         rows = [[Fraction(float(G[i, j])) for i in S] for j in J]
-        ccol = [Fraction(float(self.h[i])) + sum((Fraction(float(G[i, j])) * Fraction(float(b[j]))
-                                                  for j in rest if b[j] and G[i, j]), Fraction(0)) for i in S]
-        ys = solve_rational(rows + [ccol], [Fraction(0)] * len(J) + [Fraction(target)],
-                             [Fraction(float(y[i])) for i in S])
+        ccol = [
+            Fraction(float(self.h[i]))
+            + sum((Fraction(float(G[i, j])) * Fraction(float(b[j])) for j in rest if b[j] and G[i, j]), Fraction(0))
+            for i in S
+        ]
+        ys = solve_rational(
+            rows + [ccol], [Fraction(0)] * len(J) + [Fraction(target)], [Fraction(float(y[i])) for i in S]
+        )
         if ys is None:
             return None
         full = [Fraction(0)] * self.h.shape[0]

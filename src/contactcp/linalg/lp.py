@@ -36,7 +36,7 @@ class Farkas:
     free: np.ndarray
     min_ATu: float
     bTu: float
-    exact: tuple | None = None      #: the rational vector the proof is about, when ``u``'s floats are not one
+    exact: tuple | None = None  #: the rational vector the proof is about, when ``u``'s floats are not one
 
 
 _CLEAN_REL = 1e-12
@@ -53,6 +53,7 @@ def _new_highs() -> highspy.Highs:
         return highspy.Highs()
     import os
     import sys
+
     sys.stdout.flush()
     saved = os.dup(1)
     try:
@@ -183,8 +184,9 @@ class Polyhedron:
             self.h.changeColsBounds(change.size, change.astype(np.int32), np.zeros(change.size), up)
             self._fixed = fixed.copy()
 
-    def minimize(self, c: np.ndarray | None = None, fixed: np.ndarray | None = None,
-                 exact: bool = True) -> Vertex | None:
+    def minimize(
+        self, c: np.ndarray | None = None, fixed: np.ndarray | None = None, exact: bool = True
+    ) -> Vertex | None:
         """A vertex minimising ``c . x`` over the polyhedron (with ``x[fixed] = 0``); None if empty.
 
         The objective is bounded below whenever ``c >= 0`` (the bilinear method's case).
@@ -227,8 +229,9 @@ class Polyhedron:
         x = v.x / self.sigma
         return self.vertex(x, np.flatnonzero(x > 0))
 
-    def strictly_positive(self, strict: list[int], fixed: np.ndarray | None = None,
-                          rel_tol: float = 1e-9) -> np.ndarray | None:
+    def strictly_positive(
+        self, strict: list[int], fixed: np.ndarray | None = None, rel_tol: float = 1e-9
+    ) -> np.ndarray | None:
         """A point of the face ``x[fixed] = 0`` with ``x_j > 0`` for every ``j`` in ``strict``, or None.
 
         Solves ``max t : A x = b, x >= 0, x[fixed] = 0, x_j >= t (j in strict), t <= scale``;
@@ -248,8 +251,15 @@ class Polyhedron:
             A_ub[k, j] = -1.0
             A_ub[k, -1] = 1.0
         bounds = [(0, None) if free[j] else (0, 0) for j in range(n)] + [(0, self.scale)]
-        res = linprog(c, A_ub=A_ub if strict else None, b_ub=np.zeros(len(strict)) if strict else None,
-                      A_eq=A_eq, b_eq=self.b, bounds=bounds, method="highs")
+        res = linprog(
+            c,
+            A_ub=A_ub if strict else None,
+            b_ub=np.zeros(len(strict)) if strict else None,
+            A_eq=A_eq,
+            b_eq=self.b,
+            bounds=bounds,
+            method="highs",
+        )
         self.lps += 1
         if res.status != 0 or -res.fun <= rel_tol * self.scale:
             return None
@@ -289,8 +299,8 @@ class Polyhedron:
             na = np.linalg.norm(a)
             if na == 0:
                 continue
-            r = a - Q[:, :len(chosen)] @ (Q[:, :len(chosen)].T @ a)
-            r -= Q[:, :len(chosen)] @ (Q[:, :len(chosen)].T @ r)  # re-orthogonalise
+            r = a - Q[:, : len(chosen)] @ (Q[:, : len(chosen)].T @ a)
+            r -= Q[:, : len(chosen)] @ (Q[:, : len(chosen)].T @ r)  # re-orthogonalise
             nr = np.linalg.norm(r)
             if nr > 1e-9 * na:
                 Q[:, len(chosen)] = r / nr
@@ -385,6 +395,7 @@ def check_farkas(A: np.ndarray, b: np.ndarray, f: Farkas) -> Farkas | None:
     its rational form in ``exact`` when the floats alone do not prove it), or None: a vector that
     holds only up to a tolerance is no proof."""
     from contactcp.linalg.farkas import FarkasSystem
+
     Af = A[:, f.free]
     proof = FarkasSystem.polyhedron(Af, b).prove(f.u)
     if proof is None:
@@ -399,5 +410,6 @@ def _key(x: np.ndarray) -> bytes:
 
 def _csc(A: np.ndarray):
     import scipy.sparse as sp
+
     M = sp.csc_matrix(A)
     return M.indptr.astype(np.int32), M.indices.astype(np.int32), M.data.astype(float)

@@ -9,8 +9,9 @@ principal minors of a matrix*, Linear Algebra Appl. 419 (2006), doi:10.1016/j.la
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -24,7 +25,7 @@ __all__ = ["principal_minors", "PRINCIPAL_MINORS_MAX_N"]
 
 #: :func:`principal_minors` accepts matrices up to this size (2^20 - 1 minors, 8 MB)
 PRINCIPAL_MINORS_MAX_N = 20
-_PSEUDO_PIVOT = 0.1       # principal_minors: pseudo-pivot when |pivot| <= this times its row/column's largest entry
+_PSEUDO_PIVOT = 0.1  # principal_minors: pseudo-pivot when |pivot| <= this times its row/column's largest entry
 _U = UNIT_ROUNDOFF
 
 
@@ -46,10 +47,10 @@ def _levels_minors(As: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
     with pseudo-pivots where a pivot is (nearly) zero and their effect undone.
     """
     n = As.shape[0]
-    comp = np.empty(1 << n)      # minors of the pseudo-pivoted matrices: the multipliers
+    comp = np.empty(1 << n)  # minors of the pseudo-pivoted matrices: the multipliers
     comp[0] = 1.0
-    B = As[None, :, :].copy()    # B[T] = B_T, level 0: A itself
-    records: list[tuple[int, np.ndarray]] = []   # (level, delta[T]) of the pseudo-pivots
+    B = As[None, :, :].copy()  # B[T] = B_T, level 0: A itself
+    records: list[tuple[int, np.ndarray]] = []  # (level, delta[T]) of the pseudo-pivots
     for k in range(n):
         half = 1 << k
         p = B[:, 0, 0].copy()
@@ -69,7 +70,7 @@ def _levels_minors(As: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
             mult = np.where(null, 0.0, mult)
             if not delta.any():
                 delta = None
-        comp[half:2 * half] = mult * used
+        comp[half : 2 * half] = mult * used
         # true minors: det A'[T] times the pivot without its shift, then undo the
         # shifts of the lower levels, deepest first (det is linear in A[kk, kk])
         val = comp[:half] * p
@@ -93,7 +94,8 @@ def _levels_minors(As: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
 
 
 def _scaled(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(As, R0, e)``: rows scaled by ``2^-e_i`` to a largest magnitude in ``[1/2, 1)``, and the radius of that scaling.
+    """``(As, R0, e)``: rows scaled by ``2^-e_i`` to a largest magnitude in ``[1/2, 1)``, and the radius
+    of that scaling.
 
     The scaling is exact unless an entry falls into the subnormal range; such an
     entry is off by at most half the subnormal spacing, and ``R0`` says so.
@@ -118,7 +120,7 @@ def _advance_kernel(B, R, Mg, nxt, rnx, mnx):  # pragma: no cover - compiled
     for T in range(half):
         p = B[T, 0, 0]
         rp = R[T, 0, 0]
-        lo = (p - rp) * (1.0 - 8.0 * _U) - TINY                 # linalg.verified.down
+        lo = (p - rp) * (1.0 - 8.0 * _U) - TINY  # linalg.verified.down
         # an upper bound of 1 / (p - r_p); NaN when p - r_p is not proven positive, so that the
         # branch's radii become NaN and every pivot of it is borderline at the next level
         ilo = _up(1.0 / lo, 1) if lo > 0.0 else np.nan
@@ -164,7 +166,7 @@ def _advance(B: np.ndarray, R: np.ndarray, Mg: np.ndarray) -> tuple[np.ndarray, 
     nxt = np.empty((2 * half, m, m))
     rnx = np.empty((2 * half, m, m))
     mnx = np.empty((2 * half, m, m))
-    nxt[:half] = B[:, 1:, 1:]                  # k left out: B_T without its first row and column
+    nxt[:half] = B[:, 1:, 1:]  # k left out: B_T without its first row and column
     rnx[:half] = R[:, 1:, 1:]
     mnx[:half] = Mg[:, 1:, 1:]
     with np.errstate(all="ignore"):
@@ -225,18 +227,19 @@ def principal_minors(A: Any) -> np.ndarray:
     n = A.shape[0]
     if n > PRINCIPAL_MINORS_MAX_N:
         raise InvalidProblemError(
-            "A", f"principal_minors takes n <= {PRINCIPAL_MINORS_MAX_N} (2^n - 1 minors), got n = {n}")
+            "A", f"principal_minors takes n <= {PRINCIPAL_MINORS_MAX_N} (2^n - 1 minors), got n = {n}"
+        )
     d = np.abs(A).max(axis=1)
     d[d == 0.0] = 1.0
     out = np.empty(1 << n)
     out[0] = 1.0
     for k, val in _levels_minors(A / d[:, None]):
-        out[1 << k:2 << k] = val
+        out[1 << k : 2 << k] = val
     # undo the row scaling: the minor of S times prod_{i in S} d_i
     prod = np.empty(1 << n)
     prod[0] = 1.0
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):   # minors beyond the float range
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # minors beyond the float range
         for j in range(n):
-            np.multiply(prod[:1 << j], d[j], out=prod[1 << j:2 << j])
+            np.multiply(prod[: 1 << j], d[j], out=prod[1 << j : 2 << j])
         out *= prod
     return out[1:]

@@ -132,8 +132,17 @@ import scipy.linalg as sla
 
 from contactcp.errors import InvalidOptionError
 from contactcp.linalg.exact import UNIT_ROUNDOFF, exact_det, exact_sum_sign, schur_complement
-from contactcp.linalg.minors import (PRINCIPAL_MINORS_MAX_N, _advance, _fmt_exact, _fmt_log, _fmt_set, _scaled,
-                                     _set_of, _square, principal_minors)
+from contactcp.linalg.minors import (
+    PRINCIPAL_MINORS_MAX_N,
+    _advance,
+    _fmt_exact,
+    _fmt_log,
+    _fmt_set,
+    _scaled,
+    _set_of,
+    _square,
+    principal_minors,
+)
 from contactcp.linalg.verified import det_sign_verified, positive_definite, up
 
 __all__ = [
@@ -170,14 +179,14 @@ EXACT_HARD_MAX_N = 22
 #: arithmetic up to this size (Bareiss on integers: ~0.1 s at n = 40)
 EXACT_DET_MAX_N = 40
 
-_PAIRS_MAX_N = 1000       # the 2x2 test builds a few n x n arrays
-_LEADING_MAX_N = 1000     # elimination without pivoting, O(n^3) in numpy rank-1 updates
-_EIG_MAX_N = 1000         # report the symmetric part's smallest eigenvalue up to this size
-_SUSPECT = 2.0 ** -20     # necessary tests: a float pivot ratio below this is checked in exact arithmetic
-_PAIRS_EXACT_MAX = 64     # 2x2 candidates decided exactly, most negative first
-_DOMINANCE_EXACT_MAX = 64 # rows within rounding of dominance decided by an exact sum
-_LEADING_RESTARTS = 8     # exact restarts of the leading-minors elimination
-_EXACT_BUDGET = 512       # borderline pivots the exhaustive test decides exactly before giving up
+_PAIRS_MAX_N = 1000  # the 2x2 test builds a few n x n arrays
+_LEADING_MAX_N = 1000  # elimination without pivoting, O(n^3) in numpy rank-1 updates
+_EIG_MAX_N = 1000  # report the symmetric part's smallest eigenvalue up to this size
+_SUSPECT = 2.0**-20  # necessary tests: a float pivot ratio below this is checked in exact arithmetic
+_PAIRS_EXACT_MAX = 64  # 2x2 candidates decided exactly, most negative first
+_DOMINANCE_EXACT_MAX = 64  # rows within rounding of dominance decided by an exact sum
+_LEADING_RESTARTS = 8  # exact restarts of the leading-minors elimination
+_EXACT_BUDGET = 512  # borderline pivots the exhaustive test decides exactly before giving up
 _U = UNIT_ROUNDOFF
 
 
@@ -326,11 +335,16 @@ def p_matrix_test(A: Any, *, exact_max_n: int = 20, rtol: float = 1e-10) -> PMat
     limit = min(exact_max_n, EXACT_HARD_MAX_N)
     if n <= limit:
         return _all_minors(A, As, R0, e, rtol)
-    cap = f"exact_max_n = {exact_max_n}" if exact_max_n <= EXACT_HARD_MAX_N else \
-        f"the hard limit {EXACT_HARD_MAX_N} (exact_max_n = {exact_max_n})"
-    return PMatrixVerdict(None, TEST_UNDECIDED,
-                          f"n = {n} is above {cap}, so the 2^n - 1 principal minors were not checked; "
-                          f"tests tried: " + "; ".join(tried))
+    cap = (
+        f"exact_max_n = {exact_max_n}"
+        if exact_max_n <= EXACT_HARD_MAX_N
+        else f"the hard limit {EXACT_HARD_MAX_N} (exact_max_n = {exact_max_n})"
+    )
+    return PMatrixVerdict(
+        None,
+        TEST_UNDECIDED,
+        f"n = {n} is above {cap}, so the 2^n - 1 principal minors were not checked; tests tried: " + "; ".join(tried),
+    )
 
 
 def _minor_text(S: tuple[int, ...], value: Fraction, ratio: float | None = None, name: str | None = None) -> str:
@@ -365,8 +379,9 @@ def _pairs(A: np.ndarray) -> PMatrixVerdict | None:
     order = idx[np.argsort(np.nan_to_num(r[idx], nan=-np.inf), kind="stable")]
     for j in order[:_PAIRS_EXACT_MAX].tolist():
         a, b = int(iu[0][j]), int(iu[1][j])
-        value = (Fraction(float(A[a, a])) * Fraction(float(A[b, b]))
-                 - Fraction(float(A[a, b])) * Fraction(float(A[b, a])))
+        value = Fraction(float(A[a, a])) * Fraction(float(A[b, b])) - Fraction(float(A[a, b])) * Fraction(
+            float(A[b, a])
+        )
         if value <= 0:
             return PMatrixVerdict(False, TEST_2X2, _minor_text((a, b), value, float(r[j])), witness=(a, b))
     return None
@@ -384,7 +399,7 @@ def _dominant(A: np.ndarray, diag: np.ndarray, rtol: float) -> PMatrixVerdict | 
     off[np.diag_indices(n)] = 0.0
     for axis, what in ((1, "row"), (0, "column")):
         with np.errstate(over="ignore", invalid="ignore"):
-            s = off.sum(axis=axis)                    # nonnegative terms: relative error <= (n-1) u
+            s = off.sum(axis=axis)  # nonnegative terms: relative error <= (n-1) u
             ok = diag > up(s, n)
         if not ok.all():
             with np.errstate(over="ignore", invalid="ignore"):
@@ -398,10 +413,14 @@ def _dominant(A: np.ndarray, diag: np.ndarray, rtol: float) -> PMatrixVerdict | 
             margin = (diag - s) / diag
         j = int(np.argmin(margin))
         mj = float(margin[j])
-        return PMatrixVerdict(True, TEST_DIAGONALLY_DOMINANT,
-                              f"every {what} i: A[i,i] > sum_(j != i) |A[{'i,j' if axis else 'j,i'}]| "
-                              f"(smallest margin {mj:.3g} A[i,i], {what} {j}; rounding bounded, "
-                              f"borderline sums exact){_near(mj, rtol)}", margin=mj)
+        return PMatrixVerdict(
+            True,
+            TEST_DIAGONALLY_DOMINANT,
+            f"every {what} i: A[i,i] > sum_(j != i) |A[{'i,j' if axis else 'j,i'}]| "
+            f"(smallest margin {mj:.3g} A[i,i], {what} {j}; rounding bounded, "
+            f"borderline sums exact){_near(mj, rtol)}",
+            margin=mj,
+        )
     return None
 
 
@@ -415,9 +434,11 @@ def _symmetric_pd(A: np.ndarray, rtol: float) -> PMatrixVerdict | None:
         smax = float(np.abs(S).max())
         lam = float(sla.eigh(S, eigvals_only=True, subset_by_index=[0, 0], check_finite=False)[0])
         margin = lam / smax
-        detail = (f"smallest eigenvalue of (A + A^T)/2 is {lam:.6g} "
-                  f"({margin:.3g} times its largest entry) > 0; proven by a Cholesky factorisation "
-                  f"with a shift covering its rounding (Rump){_near(margin, rtol)}")
+        detail = (
+            f"smallest eigenvalue of (A + A^T)/2 is {lam:.6g} "
+            f"({margin:.3g} times its largest entry) > 0; proven by a Cholesky factorisation "
+            f"with a shift covering its rounding (Rump){_near(margin, rtol)}"
+        )
     else:
         detail = "(A + A^T)/2 is positive definite: a Cholesky factorisation with a shift covering its rounding (Rump)"
     return PMatrixVerdict(True, TEST_SYMMETRIC_PD, detail, margin=margin)
@@ -438,12 +459,12 @@ def _signed_det(A: np.ndarray, what: str) -> tuple[int, Fraction | None, str]:
 def _determinant(A: np.ndarray) -> tuple[PMatrixVerdict | None, str]:
     """Step 5: ``det A <= 0`` proves "not P"; a positive float LU sign passes without proof (it decides nothing)."""
     n = A.shape[0]
-    sign, proven = det_sign_verified(A, signs=(-1,))        # a positive sign would prove nothing here
+    sign, proven = det_sign_verified(A, signs=(-1,))  # a positive sign would prove nothing here
     if sign > 0:
         return None, "det A > 0 (passed)"
     everything = tuple(range(n))
     if proven:
-        if n <= 16:                                   # the exact value is cheap: report it
+        if n <= 16:  # the exact value is cheap: report it
             text = _minor_text(everything, exact_det(A), None, "det A")
         else:
             with np.errstate(all="ignore"):
@@ -454,14 +475,16 @@ def _determinant(A: np.ndarray) -> tuple[PMatrixVerdict | None, str]:
     if n <= EXACT_DET_MAX_N:
         d = exact_det(A)
         if d <= 0:
-            return PMatrixVerdict(False, TEST_DETERMINANT, _minor_text(everything, d, None, "det A"),
-                                  witness=everything), ""
+            return PMatrixVerdict(
+                False, TEST_DETERMINANT, _minor_text(everything, d, None, "det A"), witness=everything
+            ), ""
         return None, "det A > 0 (passed; exact, the LU sign was not proven)"
     return None, f"det A (undecided: the LU sign {sign:+d} is not proven and n > {EXACT_DET_MAX_N})"
 
 
 def _eliminate(B: np.ndarray) -> tuple[int, float]:
-    """Elimination without pivoting (``B`` modified): ``(j, p_j / m_j)`` for the first pivot ratio below ``_SUSPECT``, or ``(-1, 1)``."""
+    """Elimination without pivoting (``B`` modified): ``(j, p_j / m_j)`` for the first pivot ratio
+    below ``_SUSPECT``, or ``(-1, 1)``."""
     n = B.shape[0]
     Mg = np.abs(B)
     with np.errstate(all="ignore"):
@@ -470,10 +493,10 @@ def _eliminate(B: np.ndarray) -> tuple[int, float]:
             r = p / m if m > 0.0 else 0.0
             if not r > _SUSPECT:
                 return j, float(r)
-            col = B[j + 1:, j] / p
-            row = B[j, j + 1:]
-            B[j + 1:, j + 1:] -= np.outer(col, row)
-            Mg[j + 1:, j + 1:] += np.outer(np.abs(col), np.abs(row))
+            col = B[j + 1 :, j] / p
+            row = B[j, j + 1 :]
+            B[j + 1 :, j + 1 :] -= np.outer(col, row)
+            Mg[j + 1 :, j + 1 :] += np.outer(np.abs(col), np.abs(row))
     return -1, 1.0
 
 
@@ -488,19 +511,24 @@ def _leading_minors(A: np.ndarray, As: np.ndarray, e: np.ndarray) -> tuple[PMatr
             return None, "leading principal minors > 0 (passed)"
         J = start + j
         S = tuple(range(J + 1))
-        sign, value, how = _signed_det(A[:J + 1, :J + 1], f"the leading minor of order {J + 1}")
+        sign, value, how = _signed_det(A[: J + 1, : J + 1], f"the leading minor of order {J + 1}")
         if sign < 0 or (sign == 0 and value is not None):
-            text = (_minor_text(S, value, r) if value is not None else
-                    f"the principal minor of {_fmt_set(S)} is < 0 ({how}; its pivot is {r:.3g} times its terms)")
+            text = (
+                _minor_text(S, value, r)
+                if value is not None
+                else f"the principal minor of {_fmt_set(S)} is < 0 ({how}; its pivot is {r:.3g} times its terms)"
+            )
             return PMatrixVerdict(False, TEST_LEADING, text, witness=S), ""
         if sign == 0:
             return None, f"leading principal minors (undecided at order {J + 1}: {how})"
         if J + 1 == n:
             return None, "leading principal minors > 0 (passed)"
         if n > EXACT_DET_MAX_N:
-            return None, (f"leading principal minors > 0 up to order {J + 1} (then not checked: a pivot within "
-                          f"rounding of zero and n > {EXACT_DET_MAX_N})")
-        _, B = schur_complement(A, range(J + 1), range(J + 1, n), row_exp=(-e[J + 1:]).tolist())
+            return None, (
+                f"leading principal minors > 0 up to order {J + 1} (then not checked: a pivot within "
+                f"rounding of zero and n > {EXACT_DET_MAX_N})"
+            )
+        _, B = schur_complement(A, range(J + 1), range(J + 1, n), row_exp=(-e[J + 1 :]).tolist())
         start = J + 1
     return None, f"leading principal minors > 0 up to order {start} (then not checked: too many restarts)"
 
@@ -526,46 +554,64 @@ def _all_minors(A: np.ndarray, As: np.ndarray, R0: np.ndarray, e: np.ndarray, rt
                 S = _set_of(T, k)
                 value = exact_det(A[np.ix_(S, S)])
                 if value <= 0:
-                    return PMatrixVerdict(False, TEST_EXACT, _minor_text(S, value, float(r[T])),
-                                          min_minor=low, witness=S)
-                neg[T] = False                    # (cannot happen: the bound said negative) decide it below
+                    return PMatrixVerdict(
+                        False, TEST_EXACT, _minor_text(S, value, float(r[T])), min_minor=low, witness=S
+                    )
+                neg[T] = False  # (cannot happen: the bound said negative) decide it below
             unsure = np.flatnonzero(~pos)
             order = unsure[np.argsort(np.nan_to_num(r[unsure], nan=-np.inf), kind="stable")]
             if order.size > budget:
-                return PMatrixVerdict(None, TEST_UNDECIDED,
-                                      f"more than {_EXACT_BUDGET} principal minors are within their rounding "
-                                      f"bound of zero (level {k}: {order.size} of {1 << k}); deciding them all "
-                                      f"in exact arithmetic is not affordable", min_minor=low)
+                return PMatrixVerdict(
+                    None,
+                    TEST_UNDECIDED,
+                    f"more than {_EXACT_BUDGET} principal minors are within their rounding "
+                    f"bound of zero (level {k}: {order.size} of {1 << k}); deciding them all "
+                    f"in exact arithmetic is not affordable",
+                    min_minor=low,
+                )
             J = list(range(k, n))
             for T in order.tolist():
                 budget -= 1
                 n_exact += 1
                 I = list(_set_of(T, k)[:-1])
                 sgn, Bex = schur_complement(A, I, J, row_exp=(-e[k:]).tolist())
-                if sgn <= 0:                      # (cannot happen: the minors of the set T are positive)
+                if sgn <= 0:  # (cannot happen: the minors of the set T are positive)
                     S = tuple(I)
-                    return PMatrixVerdict(False, TEST_EXACT, _minor_text(S, exact_det(A[np.ix_(S, S)])),
-                                          min_minor=low, witness=S)
-                pk = Bex[0, 0]                    # exact sign (rounded once, sign kept)
+                    return PMatrixVerdict(
+                        False, TEST_EXACT, _minor_text(S, exact_det(A[np.ix_(S, S)])), min_minor=low, witness=S
+                    )
+                pk = Bex[0, 0]  # exact sign (rounded once, sign kept)
                 if not pk > 0.0:
                     S = _set_of(T, k)
                     with np.errstate(divide="ignore", invalid="ignore"):
                         ratio = float(pk / m[T]) if m[T] > 0 else 0.0
-                    return PMatrixVerdict(False, TEST_EXACT, _minor_text(S, exact_det(A[np.ix_(S, S)]), ratio),
-                                          min_minor=min(low, ratio), witness=S)
+                    return PMatrixVerdict(
+                        False,
+                        TEST_EXACT,
+                        _minor_text(S, exact_det(A[np.ix_(S, S)]), ratio),
+                        min_minor=min(low, ratio),
+                        witness=S,
+                    )
                 B[T] = Bex
-                R[T] = up(np.abs(Bex) * _U)       # the error of one rounding
+                R[T] = up(np.abs(Bex) * _U)  # the error of one rounding
                 r[T] = pk / m[T] if m[T] > 0 else 1.0
-        j = int(np.argmin(r))                     # (the first NaN if there is one)
+        j = int(np.argmin(r))  # (the first NaN if there is one)
         if r[j] != r[j]:
             j = int(np.nanargmin(r)) if not np.isnan(r).all() else 0
         if r[j] < lowest:
             lowest, lowest_set = float(r[j]), _set_of(j, k)
         if k + 1 < n:
             B, R, Mg = _advance(B, R, Mg)
-    how = ("each sign proven by rigorous error bounds" if not n_exact else
-           f"each sign proven by rigorous error bounds, {n_exact} within them decided in exact arithmetic")
-    return PMatrixVerdict(True, TEST_EXACT,
-                          f"all {(1 << n) - 1} principal minors are positive ({how}); the smallest pivot ratio "
-                          f"is {lowest:.3g} (index set {_fmt_set(lowest_set)}){_near(lowest, rtol)}",
-                          min_minor=lowest, margin=lowest)
+    how = (
+        "each sign proven by rigorous error bounds"
+        if not n_exact
+        else f"each sign proven by rigorous error bounds, {n_exact} within them decided in exact arithmetic"
+    )
+    return PMatrixVerdict(
+        True,
+        TEST_EXACT,
+        f"all {(1 << n) - 1} principal minors are positive ({how}); the smallest pivot ratio "
+        f"is {lowest:.3g} (index set {_fmt_set(lowest_set)}){_near(lowest, rtol)}",
+        min_minor=lowest,
+        margin=lowest,
+    )

@@ -18,8 +18,16 @@ import numpy as np
 
 from contactcp.linalg.dot2 import scaled_products
 
-__all__ = ["exact_transpose_product", "exact_dot", "exact_affine", "dyadic", "solve_rational", "rational_solve",
-           "float_up", "float_down"]
+__all__ = [
+    "exact_transpose_product",
+    "exact_dot",
+    "exact_affine",
+    "dyadic",
+    "solve_rational",
+    "rational_solve",
+    "float_up",
+    "float_down",
+]
 
 
 def _fraction_products_needed(A: np.ndarray, y: np.ndarray) -> bool:
@@ -28,8 +36,9 @@ def _fraction_products_needed(A: np.ndarray, y: np.ndarray) -> bool:
     v = np.abs(y[y != 0])
     if not a.size or not v.size:
         return False
-    return bool(a.min() * v.min() < 2.0 ** -900 or a.max() * v.max() > 2.0 ** 900 or a.max() > 2.0 ** 990
-                or v.max() > 2.0 ** 990)
+    return bool(
+        a.min() * v.min() < 2.0**-900 or a.max() * v.max() > 2.0**900 or a.max() > 2.0**990 or v.max() > 2.0**990
+    )
 
 
 def exact_transpose_product(A: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -40,8 +49,14 @@ def exact_transpose_product(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     y = np.ascontiguousarray(y, dtype=np.float64)
     if _fraction_products_needed(A, y):
         fy = [Fraction(float(v)) for v in y]
-        return np.array([_float_keep_sign(sum((Fraction(float(A[i, j])) * fy[i] for i in range(A.shape[0])
-                                               if A[i, j] != 0), Fraction(0))) for j in range(A.shape[1])])
+        return np.array(
+            [
+                _float_keep_sign(
+                    sum((Fraction(float(A[i, j])) * fy[i] for i in range(A.shape[0]) if A[i, j] != 0), Fraction(0))
+                )
+                for j in range(A.shape[1])
+            ]
+        )
     P, E = scaled_products(A, y)
     both = np.concatenate([P, E], axis=0)
     return np.array([math.fsum(both[:, j]) for j in range(A.shape[1])])

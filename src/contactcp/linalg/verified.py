@@ -28,7 +28,7 @@ __all__ = ["TINY", "up", "down", "positive_definite", "det_sign_verified", "veri
 #: the absolute term of :func:`up` and :func:`down`: a normal number far above every
 #: underflow error (``2^-1074`` per operation) — a subnormal constant would make every
 #: operation that meets it take the processor's slow path
-TINY = 2.0 ** -1000
+TINY = 2.0**-1000
 
 
 def up(x: Any, terms: int = 1) -> Any:
@@ -83,11 +83,11 @@ def positive_definite(A: Any) -> bool:
     if amax == 0.0:
         return False
     e = int(np.frexp(amax)[1])
-    As = np.ldexp(A, -e)                       # exact unless an entry falls into the subnormal range
-    T = As + As.T                              # |T_ij| <= 2, one rounding per entry
+    As = np.ldexp(A, -e)  # exact unless an entry falls into the subnormal range
+    T = As + As.T  # |T_ij| <= 2, one rounding per entry
     d = np.abs(np.diagonal(T))
     tmax = float(np.abs(T).max())
-    a = n * n * 2.0 ** -1000
+    a = n * n * 2.0**-1000
     G = g / (1.0 - g) * float(d.sum()) + U * float(d.max()) + 2.0 * U * n * tmax + a
     c = 4.0 * G
     H = T.copy()
@@ -121,12 +121,13 @@ def _inverse_of_lu(L: np.ndarray, Um: np.ndarray) -> np.ndarray:
     for i in range(n - 1, -1, -1):
         Ui[i, i] = 1.0 / Um[i, i]
         if i + 1 < n:
-            Ui[i, i + 1:] = -(Um[i, i + 1:] @ Ui[i + 1:, i + 1:]) / Um[i, i]
+            Ui[i, i + 1 :] = -(Um[i, i + 1 :] @ Ui[i + 1 :, i + 1 :]) / Um[i, i]
     return Ui @ Li
 
 
 def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int, bool]:
-    """``(sign, proven)``: the sign of ``det A`` from an LU factorisation with partial pivoting, and whether it is proven.
+    """``(sign, proven)``: the sign of ``det A`` from an LU factorisation with partial pivoting, and
+    whether it is proven.
 
     With ``PA = LU`` computed and ``X`` an approximate inverse of ``LU``
     (triangular solves), the two residuals ``I - X (PA)`` and ``I - X (L U)``
@@ -152,16 +153,16 @@ def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int,
         return 1, True
     rmax = np.abs(A).max(axis=1)
     if not (rmax > 0).all():
-        return 0, True                                        # a zero row: det A = 0 exactly
+        return 0, True  # a zero row: det A = 0 exactly
     e = np.frexp(rmax)[1]
     As = np.ldexp(A, -e[:, None])
     exact_scaling = bool((np.ldexp(As, e[:, None]) == A).all())
     with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", sla.LinAlgWarning)        # a zero pivot: reported as unproven
+        warnings.simplefilter("ignore", sla.LinAlgWarning)  # a zero pivot: reported as unproven
         lu, piv = sla.lu_factor(As, check_finite=False)
     d = np.diagonal(lu)
     perm = np.arange(n)
-    for k, j in enumerate(piv.tolist()):                       # LAPACK's interchanges, in order
+    for k, j in enumerate(piv.tolist()):  # LAPACK's interchanges, in order
         perm[k], perm[j] = perm[j], perm[k]
     swaps = int(np.count_nonzero(piv != np.arange(n)))
     sign = (-1) ** swaps * int(np.prod(np.sign(d)))
@@ -172,8 +173,8 @@ def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int,
     Um = np.triu(lu)
     PA = As[perm]
     g = n * U / (1.0 - n * U)
-    if float(np.abs(d).min()) < 2.0 ** -45 / n * float(np.abs(Um).max()):
-        return sign, False                                     # condition beyond what double can prove
+    if float(np.abs(d).min()) < 2.0**-45 / n * float(np.abs(Um).max()):
+        return sign, False  # condition beyond what double can prove
     with np.errstate(all="ignore"):
         X = _inverse_of_lu(L, Um)
         if not np.isfinite(X).all():
@@ -182,8 +183,11 @@ def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int,
         r1 = np.abs(np.eye(n) - X @ PA).sum(axis=1) + g * (aX @ np.abs(PA)).sum(axis=1)
         Y = X @ L
         aU = np.abs(Um)
-        r2 = (np.abs(np.eye(n) - Y @ Um).sum(axis=1)
-              + g * ((aX @ np.abs(L)) @ aU).sum(axis=1) + g * (np.abs(Y) @ aU).sum(axis=1))
+        r2 = (
+            np.abs(np.eye(n) - Y @ Um).sum(axis=1)
+            + g * ((aX @ np.abs(L)) @ aU).sum(axis=1)
+            + g * (np.abs(Y) @ aU).sum(axis=1)
+        )
         # every quantity above is a sum of nonnegative rounded terms (or the rounded residual,
         # whose own rounding is below u times itself): a factor 2 covers all of it
         bound = 2.0 * max(float(r1.max()), float(r2.max()))
@@ -191,7 +195,7 @@ def det_sign_verified(A: Any, signs: tuple[int, ...] = (-1, 0, 1)) -> tuple[int,
 
 
 #: the machine epsilon 2^-52 (twice the unit roundoff)
-U2 = 2.0 ** -52
+U2 = 2.0**-52
 
 
 def verified_solve(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -212,7 +216,7 @@ def verified_solve(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float] | N
     if not alpha < 0.5:
         return None
     x = R @ b
-    for _ in range(2):                                 # one or two refinement steps
+    for _ in range(2):  # one or two refinement steps
         r, allow, risky = affine_dot2(np.ascontiguousarray(A), np.ascontiguousarray(x), -np.ascontiguousarray(b))
         if risky.any() or not np.all(np.isfinite(r)):
             return None

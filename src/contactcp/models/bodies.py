@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
 from contactcp._validate import matrix, number, real_array, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.models.contacts import cross3
 
 __all__ = ["RigidBody", "GRAVITY"]

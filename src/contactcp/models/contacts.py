@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
 from contactcp._validate import number, real_array, vector
+from contactcp.errors import InvalidProblemError
 
 __all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
 
@@ -115,9 +115,12 @@ class Contact:
         if self.v_t is not None:
             vt = np.atleast_1d(real_array(self.v_t, f"{label}.v_t"))
             if vt.ndim != 1 or vt.size not in (1, 2) or not np.all(np.isfinite(vt)):
-                raise InvalidProblemError(f"{label}.v_t", f"must be 1 or 2 finite numbers, got shape {vt.shape}"
-                                          if vt.ndim != 1 or vt.size not in (1, 2)
-                                          else "must be 1 or 2 finite numbers")
+                raise InvalidProblemError(
+                    f"{label}.v_t",
+                    f"must be 1 or 2 finite numbers, got shape {vt.shape}"
+                    if vt.ndim != 1 or vt.size not in (1, 2)
+                    else "must be 1 or 2 finite numbers",
+                )
             s(self, "v_t", vt)
         C = contact_frame(n, None if self.tangent is None else vector(self.tangent, f"{label}.tangent", 3))
         C.setflags(write=False)

@@ -27,13 +27,14 @@ the joint frame).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
 
 from contactcp._validate import matrix, real_array, vector
-from contactcp.errors import InverseKinematicsError, InvalidProblemError
+from contactcp.errors import InvalidProblemError, InverseKinematicsError
 
 __all__ = ["Manipulator", "InverseKinematicsError"]
 
@@ -41,6 +42,7 @@ _RIGID_TOL = 1e-9
 
 
 # --------------------------------------------------------------------------- input checks
+
 
 def _transform(value: Any, field: str) -> pin.SE3:
     """A 4x4 homogeneous rigid transform (None = identity) as a pinocchio SE3."""
@@ -68,8 +70,9 @@ def _joint_types(value: Any, n: int) -> str:
         raise InvalidProblemError("joint_types", f"must have one letter per joint ({n}), got {len(types)}")
     bad = [c for c in types if c not in "RP"]
     if bad:
-        raise InvalidProblemError("joint_types",
-                                  f"unknown joint type {bad[0]!r}; use 'R' (revolute) or 'P' (prismatic)")
+        raise InvalidProblemError(
+            "joint_types", f"unknown joint type {bad[0]!r}; use 'R' (revolute) or 'P' (prismatic)"
+        )
     return types
 
 
@@ -120,6 +123,7 @@ def _trans(x: float, y: float, z: float) -> pin.SE3:
 
 # --------------------------------------------------------------------------- the chain
 
+
 class Manipulator:
     """A serial chain of ``n`` revolute/prismatic joints backed by a pinocchio model.
 
@@ -128,8 +132,14 @@ class Manipulator:
     follow Buffo–Maciel eq. (9): ``M qdd = tau - g_man - h_man - J^T c``.
     """
 
-    def __init__(self, model: pin.Model, links: Sequence[tuple[int, pin.SE3]], tool: tuple[int, pin.SE3],
-                 name: str, joint_types: str):
+    def __init__(
+        self,
+        model: pin.Model,
+        links: Sequence[tuple[int, pin.SE3]],
+        tool: tuple[int, pin.SE3],
+        name: str,
+        joint_types: str,
+    ):
         self._model = model
         self._data = model.createData()
         self._links = [(int(j), pin.SE3(M)) for j, M in links]
@@ -139,10 +149,20 @@ class Manipulator:
 
     # ------------------------------------------------------------------ builders
     @classmethod
-    def from_dh(cls, dh: Any, joint_types: str | Sequence[str] | None = None, masses: Any = None,
-                coms: Any = None, inertias: Any = None, base: Any = None, tool: Any = None,
-                gravity: Any = (0.0, 0.0, -9.81), convention: str = "standard", name: str = "arm",
-                armature: Any = None) -> "Manipulator":
+    def from_dh(
+        cls,
+        dh: Any,
+        joint_types: str | Sequence[str] | None = None,
+        masses: Any = None,
+        coms: Any = None,
+        inertias: Any = None,
+        base: Any = None,
+        tool: Any = None,
+        gravity: Any = (0.0, 0.0, -9.81),
+        convention: str = "standard",
+        name: str = "arm",
+        armature: Any = None,
+    ) -> Manipulator:
         """A chain from an ``(n, 4)`` DH table of rows ``[theta_offset, d, a, alpha]``.
 
         ``convention="standard"`` (distal, as in Corke's toolbox):
@@ -200,9 +220,16 @@ class Manipulator:
         return cls(model, links, (last_joint, last_body * tool_M), name, types)
 
     @classmethod
-    def from_urdf(cls, text: str, tip: str | None = None, base: Any = None, tool: Any = None,
-                  gravity: Any = (0.0, 0.0, -9.81), name: str | None = None,
-                  armature: Any = None) -> "Manipulator":
+    def from_urdf(
+        cls,
+        text: str,
+        tip: str | None = None,
+        base: Any = None,
+        tool: Any = None,
+        gravity: Any = (0.0, 0.0, -9.81),
+        name: str | None = None,
+        armature: Any = None,
+    ) -> Manipulator:
         """A chain from URDF text (``pinocchio.buildModelFromXML``).
 
         The URDF must describe one serial chain of revolute/prismatic joints
@@ -221,8 +248,11 @@ class Manipulator:
         if n == 0:
             raise InvalidProblemError("text", "the URDF has no movable joint")
         if model.nq != n or model.nv != n:
-            raise InvalidProblemError("text", "every joint must be a 1-dof revolute or prismatic joint "
-                                              f"(got nq={model.nq}, nv={model.nv} for {n} joints)")
+            raise InvalidProblemError(
+                "text",
+                "every joint must be a 1-dof revolute or prismatic joint "
+                f"(got nq={model.nq}, nv={model.nv} for {n} joints)",
+            )
         types = []
         for j in range(1, model.njoints):
             if model.parents[j] != j - 1:
@@ -340,20 +370,19 @@ class Manipulator:
         jid, M = self._point_ref(link, point)
         pin.computeJointJacobians(self._model, self._data, self._q(q))
         J = pin.getFrameJacobian(self._model, self._data, jid, M, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
-        return np.array(J[:3]).reshape(3, self.n)   # eigenpy returns a 6 x 1 Jacobian as a vector
+        return np.array(J[:3]).reshape(3, self.n)  # eigenpy returns a 6 x 1 Jacobian as a vector
 
-    def point_bias_acceleration(self, q: Any, qdot: Any, link: Any = -1,
-                                point: Any = (0.0, 0.0, 0.0)) -> np.ndarray:
+    def point_bias_acceleration(self, q: Any, qdot: Any, link: Any = -1, point: Any = (0.0, 0.0, 0.0)) -> np.ndarray:
         """``Jdot qdot``: the classical world-frame acceleration of the point when ``qdd = 0``."""
         jid, M = self._point_ref(link, point)
         q, v = self._q(q), self._q(qdot, "qdot")
         pin.forwardKinematics(self._model, self._data, q, v, np.zeros(self.n))
-        acc = pin.getFrameClassicalAcceleration(self._model, self._data, jid, M,
-                                                pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        acc = pin.getFrameClassicalAcceleration(self._model, self._data, jid, M, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
         return np.array(acc.linear)
 
-    def contact_terms(self, q: Any, qdot: Any, tau: Any, points: Sequence[tuple[Any, Any]] = ()
-                      ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    def contact_terms(
+        self, q: Any, qdot: Any, tau: Any, points: Sequence[tuple[Any, Any]] = ()
+    ) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
         """Everything the contact model needs from one arm state, in one kinematics pass.
 
         Returns ``(M, f, terms)``: the mass matrix ``M(q)``, the free joint
@@ -383,12 +412,19 @@ class Manipulator:
                 terms.append((np.array(J[:3]).reshape(3, self.n), np.array(acc.linear)))
         Mq = np.array(pin.crba(model, data, q))
         lower = np.tril_indices(self.n, -1)
-        Mq[lower] = Mq.T[lower]   # crba fills the upper triangle
+        Mq[lower] = Mq.T[lower]  # crba fills the upper triangle
         f = t - np.array(pin.nonLinearEffects(model, data, q, v))
         return Mq, f, terms
 
-    def inverse_kinematics(self, target: Any, link: Any = -1, point: Any = (0.0, 0.0, 0.0), q0: Any = None,
-                           tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
+    def inverse_kinematics(
+        self,
+        target: Any,
+        link: Any = -1,
+        point: Any = (0.0, 0.0, 0.0),
+        q0: Any = None,
+        tol: float = 1e-10,
+        max_iter: int = 200,
+    ) -> np.ndarray:
         """Joint values putting ``point`` (in link ``link``'s frame) at the world position ``target``.
 
         Damped least squares, ``dq = J^T (J J^T + lambda^2 I)^{-1} e`` with
@@ -422,4 +458,7 @@ class Manipulator:
             q = q + dq
         raise InverseKinematicsError(
             f"inverse kinematics did not converge in {max_iter} iterations: closest distance to the "
-            f"target {best_err:.3g} > tol {tol:g} (target unreachable, or try another q0)", best_q, best_err)
+            f"target {best_err:.3g} > tol {tol:g} (target unreachable, or try another q0)",
+            best_q,
+            best_err,
+        )

@@ -59,8 +59,9 @@ def prismatic_fingers(normals: Any) -> tuple[np.ndarray, np.ndarray]:
     return J_n, J_t
 
 
-def revolute_chain_jacobian(base: Any, lengths: Any, angles: Any, link: int, point: Any,
-                            normal: Any) -> tuple[np.ndarray, np.ndarray]:
+def revolute_chain_jacobian(
+    base: Any, lengths: Any, angles: Any, link: int, point: Any, normal: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows of ``J_n`` and ``J_t`` for a contact on link ``link`` of a planar revolute chain.
 
     The chain starts at ``base``; joint ``j`` rotates link ``j`` (absolute angle
@@ -101,8 +102,21 @@ class PlanarQuasistaticProblem:
     ``gman_minus_tau`` (``g_man - tau``, used on the effort-controlled joints).
     """
 
-    def __init__(self, W_n: Any, W_t: Any, J_n: Any, J_t: Any, theta_dot: Any, mu: Any, g_obj: Any,
-                 alpha: Any = None, gman_minus_tau: Any = None, *, points: Any = None, name: str = ""):
+    def __init__(
+        self,
+        W_n: Any,
+        W_t: Any,
+        J_n: Any,
+        J_t: Any,
+        theta_dot: Any,
+        mu: Any,
+        g_obj: Any,
+        alpha: Any = None,
+        gman_minus_tau: Any = None,
+        *,
+        points: Any = None,
+        name: str = "",
+    ):
         self.W_n = matrix(W_n, "W_n")
         n_q, n_c = self.W_n.shape
         self.W_t = matrix(W_t, "W_t", (n_q, n_c))
@@ -159,8 +173,9 @@ class PlanarQuasistaticProblem:
 
     # ---- builders ----
     @classmethod
-    def from_paper(cls, P: Any, J_n: Any, J_t: Any, theta_dot: Any, d: Any, mu: Any, alpha: Any = None,
-                   name: str = "") -> "PlanarQuasistaticProblem":
+    def from_paper(
+        cls, P: Any, J_n: Any, J_t: Any, theta_dot: Any, d: Any, mu: Any, alpha: Any = None, name: str = ""
+    ) -> PlanarQuasistaticProblem:
         """The paper's data form (Section 5): ``P = [W^T J_abar]``, ``d = [0; g_obj; (g_man - tau)_abar]``.
 
         ``alpha``: 0-based indices (or a mask) of the velocity-controlled joints,
@@ -174,8 +189,11 @@ class PlanarQuasistaticProblem:
         P = matrix(P, "P", (2 * n_c, None))
         n_q = P.shape[1] - abar.size
         if n_q < 1:
-            raise InvalidProblemError("P", f"has {P.shape[1]} columns but there are {abar.size} effort-controlled "
-                                           "joints; P must have n_q + |abar| columns")
+            raise InvalidProblemError(
+                "P",
+                f"has {P.shape[1]} columns but there are {abar.size} effort-controlled "
+                "joints; P must have n_q + |abar| columns",
+            )
         J = np.vstack([J_n, J_t])
         scale = max(1.0, float(np.abs(J).max(initial=0)))
         if abar.size and np.abs(P[:, n_q:] - J[:, abar]).max() > 1e-9 * scale:
@@ -184,15 +202,36 @@ class PlanarQuasistaticProblem:
         if np.abs(d[:n_c]).max(initial=0) > 0:
             raise InvalidProblemError("d", f"the first n_c = {n_c} entries (friction rows) must be zero")
         gm = np.zeros(n_th)
-        gm[abar] = d[n_c + n_q:]
-        return cls(P[:n_c, :n_q].T, P[n_c:, :n_q].T, J_n, J_t, theta_dot, mu, d[n_c:n_c + n_q], a,
-                   gm if abar.size else None, points=_points_from_wrench(P[:n_c, :n_q].T, P[n_c:, :n_q].T),
-                   name=name)
+        gm[abar] = d[n_c + n_q :]
+        return cls(
+            P[:n_c, :n_q].T,
+            P[n_c:, :n_q].T,
+            J_n,
+            J_t,
+            theta_dot,
+            mu,
+            d[n_c : n_c + n_q],
+            a,
+            gm if abar.size else None,
+            points=_points_from_wrench(P[:n_c, :n_q].T, P[n_c:, :n_q].T),
+            name=name,
+        )
 
     @classmethod
-    def from_geometry(cls, points: Any, normals: Any, mu: Any, g_obj: Any, J_n: Any = None, J_t: Any = None,
-                      theta_dot: Any = None, alpha: Any = None, tau: Any = None, g_man: Any = None,
-                      name: str = "") -> "PlanarQuasistaticProblem":
+    def from_geometry(
+        cls,
+        points: Any,
+        normals: Any,
+        mu: Any,
+        g_obj: Any,
+        J_n: Any = None,
+        J_t: Any = None,
+        theta_dot: Any = None,
+        alpha: Any = None,
+        tau: Any = None,
+        g_man: Any = None,
+        name: str = "",
+    ) -> PlanarQuasistaticProblem:
         """From contact geometry: points ``r_i`` and inward unit normals ``n_i`` (world frame,
         origin at the workpiece's reference point), friction, external wrench ``g_obj``
         and the manipulator Jacobians (default: :func:`prismatic_fingers`)."""
@@ -218,19 +257,37 @@ class PlanarQuasistaticProblem:
 
     def to_dict(self) -> dict[str, Any]:
         """The paper form, JSON-ready (``alpha`` 0-based)."""
-        return {"P": self.P.tolist(), "J_n": self.J_n.tolist(), "J_t": self.J_t.tolist(),
-                "theta_dot": self.theta_dot.tolist(), "d": self.d.tolist(), "mu": self.mu.tolist(),
-                "alpha": np.flatnonzero(self.alpha).tolist()}
+        return {
+            "P": self.P.tolist(),
+            "J_n": self.J_n.tolist(),
+            "J_t": self.J_t.tolist(),
+            "theta_dot": self.theta_dot.tolist(),
+            "d": self.d.tolist(),
+            "mu": self.mu.tolist(),
+            "alpha": np.flatnonzero(self.alpha).tolist(),
+        }
 
-    def with_mu(self, mu: Any) -> "PlanarQuasistaticProblem":
+    def with_mu(self, mu: Any) -> PlanarQuasistaticProblem:
         """The same problem with other friction coefficients."""
-        return PlanarQuasistaticProblem(self.W_n, self.W_t, self.J_n, self.J_t, self.theta_dot, mu, self.g_obj,
-                                        self.alpha, self.gman_minus_tau if (~self.alpha).any() else None,
-                                        points=self.points, name=self.name)
+        return PlanarQuasistaticProblem(
+            self.W_n,
+            self.W_t,
+            self.J_n,
+            self.J_t,
+            self.theta_dot,
+            mu,
+            self.g_obj,
+            self.alpha,
+            self.gman_minus_tau if (~self.alpha).any() else None,
+            points=self.points,
+            name=self.name,
+        )
 
     def __repr__(self) -> str:
-        return (f"PlanarQuasistaticProblem({self.name + ', ' if self.name else ''}n_c={self.n_c}, "
-                f"n_q={self.n_q}, n_theta={self.n_theta}, |alpha|={int(self.alpha.sum())})")
+        return (
+            f"PlanarQuasistaticProblem({self.name + ', ' if self.name else ''}n_c={self.n_c}, "
+            f"n_q={self.n_q}, n_theta={self.n_theta}, |alpha|={int(self.alpha.sum())})"
+        )
 
 
 def _length(value: Any, field: str, n: int) -> np.ndarray:

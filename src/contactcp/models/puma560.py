@@ -35,34 +35,40 @@ __all__ = ["puma560", "pedestal_base", "DH", "MASSES", "COMS", "INERTIAS", "JM",
 _PI = np.pi
 
 #: Standard DH rows [theta_offset, d, a, alpha] (m, rad).
-DH = np.array([
-    [0.0, 0.0,     0.0,     _PI / 2],
-    [0.0, 0.0,     0.4318,  0.0],
-    [0.0, 0.15005, 0.0203, -_PI / 2],
-    [0.0, 0.4318,  0.0,     _PI / 2],
-    [0.0, 0.0,     0.0,    -_PI / 2],
-    [0.0, 0.0,     0.0,     0.0],
-])
+DH = np.array(
+    [
+        [0.0, 0.0, 0.0, _PI / 2],
+        [0.0, 0.0, 0.4318, 0.0],
+        [0.0, 0.15005, 0.0203, -_PI / 2],
+        [0.0, 0.4318, 0.0, _PI / 2],
+        [0.0, 0.0, 0.0, -_PI / 2],
+        [0.0, 0.0, 0.0, 0.0],
+    ]
+)
 #: Link masses (kg); m1 = 0 as in the toolbox (Armstrong found no value; it does not enter tau1).
 MASSES = np.array([0.0, 17.4, 4.8, 0.82, 0.34, 0.09])
 #: COM of each link in its DH frame (m).
-COMS = np.array([
-    [0.0, 0.0, 0.0],
-    [-0.3638, 0.006, 0.2275],
-    [-0.0203, -0.0141, 0.070],
-    [0.0, 0.019, 0.0],
-    [0.0, 0.0, 0.0],
-    [0.0, 0.0, 0.032],
-])
+COMS = np.array(
+    [
+        [0.0, 0.0, 0.0],
+        [-0.3638, 0.006, 0.2275],
+        [-0.0203, -0.0141, 0.070],
+        [0.0, 0.019, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.032],
+    ]
+)
 #: Inertia about the COM, [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] in the link frame (kg m^2).
-INERTIAS = np.array([
-    [0.0, 0.35, 0.0, 0, 0, 0],
-    [0.13, 0.524, 0.539, 0, 0, 0],
-    [0.066, 0.086, 0.0125, 0, 0, 0],
-    [1.8e-3, 1.3e-3, 1.8e-3, 0, 0, 0],
-    [0.3e-3, 0.4e-3, 0.3e-3, 0, 0, 0],
-    [0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0],
-])
+INERTIAS = np.array(
+    [
+        [0.0, 0.35, 0.0, 0, 0, 0],
+        [0.13, 0.524, 0.539, 0, 0, 0],
+        [0.066, 0.086, 0.0125, 0, 0, 0],
+        [1.8e-3, 1.3e-3, 1.8e-3, 0, 0, 0],
+        [0.3e-3, 0.4e-3, 0.3e-3, 0, 0, 0],
+        [0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0],
+    ]
+)
 #: Motor (armature) inertia (kg m^2, at the motor) and gear ratio of each joint.
 JM = np.array([200e-6, 200e-6, 200e-6, 33e-6, 33e-6, 33e-6])
 G = np.array([-62.6111, 107.815, -53.7063, 76.0364, 71.923, 76.686])
@@ -85,13 +91,22 @@ def pedestal_base(height: float = 26.45 * 0.0254) -> np.ndarray:
     return T
 
 
-def puma560(base: Any = None, tool: Any = None, armature: bool = True,
-            gravity: Any = (0.0, 0.0, -9.81)) -> Manipulator:
+def puma560(base: Any = None, tool: Any = None, armature: bool = True, gravity: Any = (0.0, 0.0, -9.81)) -> Manipulator:
     """The PUMA 560 (Corke & Armstrong-Hélouvry 1994, as in Corke's ``mdl_puma560``).
 
     ``armature=True`` adds the reflected rotor inertia ``G^2 Jm`` to ``M``'s
     diagonal, as the toolbox's ``inertia()`` does.
     """
-    return Manipulator.from_dh(DH, "RRRRRR", masses=MASSES, coms=COMS, inertias=INERTIAS, base=base, tool=tool,
-                               gravity=gravity, convention="standard", name="puma560",
-                               armature=G ** 2 * JM if armature else None)
+    return Manipulator.from_dh(
+        DH,
+        "RRRRRR",
+        masses=MASSES,
+        coms=COMS,
+        inertias=INERTIAS,
+        base=base,
+        tool=tool,
+        gravity=gravity,
+        convention="standard",
+        name="puma560",
+        armature=G**2 * JM if armature else None,
+    )

@@ -27,14 +27,15 @@ and one tangent per contact (the plane is ``z = 0``; default tangent
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 
-from contactcp.errors import InvalidProblemError
 from contactcp._validate import check_memory, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Body, Contact, Link, contact_frame, cross3
 
@@ -131,8 +132,9 @@ class MultibodySystem:
     planar : keep the motion in the plane ``z = 0`` (3 DOF per object, one tangent)
     """
 
-    def __init__(self, bodies: Sequence[RigidBody], contacts: Sequence[Contact],
-                 arms: Sequence[Arm] = (), planar: bool = False):
+    def __init__(
+        self, bodies: Sequence[RigidBody], contacts: Sequence[Contact], arms: Sequence[Arm] = (), planar: bool = False
+    ):
         self.bodies = list(bodies)
         self.arms = list(arms)
         self.contacts = list(contacts)
@@ -180,7 +182,8 @@ class MultibodySystem:
         for a, arm in enumerate(self.arms):
             idx = [j for j, c in enumerate(self.contacts) if isinstance(c.other, Link) and c.other.arm == a]
             M, f, terms = arm.manipulator.contact_terms(
-                arm.q, arm.qdot, arm.tau, [(self.contacts[j].other.link, self.contacts[j].point) for j in idx])
+                arm.q, arm.qdot, arm.tau, [(self.contacts[j].other.link, self.contacts[j].point) for j in idx]
+            )
             out.append((np.asarray(M), np.asarray(f), dict(zip(idx, terms))))
         return out
 
@@ -193,7 +196,7 @@ class MultibodySystem:
         k = 0
         for B in blocks:
             m = B.shape[0]
-            M[k:k + m, k:k + m] = B
+            M[k : k + m, k : k + m] = B
             k += m
         return M
 
@@ -217,25 +220,30 @@ class MultibodySystem:
             body = self.bodies[c.body]
             r = c.point - body.p
             Wfull = np.vstack([C, _skew(r) @ C])
-            H[c.body * bd:(c.body + 1) * bd, cols] += Wfull[sel]
+            H[c.body * bd : (c.body + 1) * bd, cols] += Wfull[sel]
             acc = cross3(body.omega, cross3(body.omega, r))
             if isinstance(c.other, Body):
                 ob = self.bodies[c.other.index]
                 ro = c.point - ob.p
-                H[c.other.index * bd:(c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
+                H[c.other.index * bd : (c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
                 acc = acc - cross3(ob.omega, cross3(ob.omega, ro))
             elif isinstance(c.other, Link):
                 J, bias = arm_terms[c.other.arm][2][j]
                 off = len(self.bodies) * bd + int(self._arm_offsets[c.other.arm])
-                H[off:off + J.shape[1], cols] -= J.T @ C
+                H[off : off + J.shape[1], cols] -= J.T @ C
                 acc = acc - bias
             k[cols] = C.T @ acc
         return H, k
 
     def dynamics(self) -> ContactDynamics:
         """Assemble ``a = A c + b`` (Buffo–Maciel (21)–(24))."""
-        check_size(self.n_dof, len(self.contacts), self.dim, "contacts",
-                   f"a system of {len(self.contacts)} contacts and {self.n_dof} degrees of freedom")
+        check_size(
+            self.n_dof,
+            len(self.contacts),
+            self.dim,
+            "contacts",
+            f"a system of {len(self.contacts)} contacts and {self.n_dof} degrees of freedom",
+        )
         arm_terms = self._arm_terms()
         H, k = self.contact_jacobian(arm_terms)
         M = self.mass_matrix(arm_terms)
@@ -260,8 +268,9 @@ class MultibodySystem:
             if vt.size != d - 1:
                 raise InvalidProblemError(f"{c.name or f'contacts[{j}]'}.v_t", f"needs {d - 1} component(s)")
             if not np.linalg.norm(vt) > 0:
-                raise InvalidProblemError(f"{c.name or f'contacts[{j}]'}.v_t",
-                                          "a sliding contact needs a nonzero tangential velocity")
+                raise InvalidProblemError(
+                    f"{c.name or f'contacts[{j}]'}.v_t", "a sliding contact needs a nonzero tangential velocity"
+                )
             v_t[j] = vt
         names = [c.name or f"C{j + 1}" for j, c in enumerate(self.contacts)]
         cd = ContactDynamics(A, b, mu, d, sliding, v_t, H, M, f, k, names)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -12,16 +12,21 @@ if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.b
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from contactcp.interpret.dynamic import ContactOutcome  # noqa: E402
-from contactcp.scenarios.buffo2006 import Grasp  # noqa: E402
 from contactcp._files import atomic_write  # noqa: E402
+from contactcp.interpret.dynamic import ContactOutcome  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
+from contactcp.scenarios.buffo2006 import Grasp  # noqa: E402
 
 _MODE_COLORS = {"rolling": "tab:green", "sliding": "tab:orange", "breaking": "tab:red"}
 
 
-def plot_grasp(grasp: Grasp, outcomes: Sequence[ContactOutcome] | None = None, ax=None,
-               title: str | None = None, force_scale: float | None = None):
+def plot_grasp(
+    grasp: Grasp,
+    outcomes: Sequence[ContactOutcome] | None = None,
+    ax=None,
+    title: str | None = None,
+    force_scale: float | None = None,
+):
     """3-D line drawing: sphere wireframe, each PUMA finger through its joint origins to the
     fingertip, and the contact force ``c_n n + c_t t + c_o o`` at each contact (coloured by mode)."""
     own = ax is None
@@ -29,9 +34,10 @@ def plot_grasp(grasp: Grasp, outcomes: Sequence[ContactOutcome] | None = None, a
         fig = plt.figure(figsize=(6.0, 5.5))
         ax = fig.add_subplot(projection="3d")
     p = grasp.params
-    u, v = np.mgrid[0:2 * np.pi:24j, 0:np.pi:12j]
-    ax.plot_wireframe(p.r * np.cos(u) * np.sin(v), p.r * np.sin(u) * np.sin(v), p.a_cm + p.r * np.cos(v),
-                      color="0.75", linewidth=0.5)
+    u, v = np.mgrid[0 : 2 * np.pi : 24j, 0 : np.pi : 12j]
+    ax.plot_wireframe(
+        p.r * np.cos(u) * np.sin(v), p.r * np.sin(u) * np.sin(v), p.a_cm + p.r * np.cos(v), color="0.75", linewidth=0.5
+    )
     for j, arm in enumerate(grasp.arms):
         m = arm.manipulator
         pts = [grasp.bases[:, j]]
@@ -53,8 +59,7 @@ def plot_grasp(grasp: Grasp, outcomes: Sequence[ContactOutcome] | None = None, a
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
     ax.set_zlim(0, 2 * lim)
-    ax.set_title(title or f"three PUMA-560 fingers holding a sphere (mu = {grasp.mu:g}, {grasp.state})",
-                 fontsize=9)
+    ax.set_title(title or f"three PUMA-560 fingers holding a sphere (mu = {grasp.mu:g}, {grasp.state})", fontsize=9)
     if own:
         return fig
     return ax

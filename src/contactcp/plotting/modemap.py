@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
-import numpy as np  # noqa: E402
 
-from contactcp.analysis.modemap import MODE_CLASSES  # noqa: E402
 from contactcp._files import atomic_write  # noqa: E402
+from contactcp.analysis.modemap import MODE_CLASSES  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
 
 __all__ = ["plot_mode_map", "plot_sign_map", "plot_diagonal", "save"]
@@ -34,38 +34,61 @@ def plot_mode_map(cls: np.ndarray, tau1: np.ndarray, tau2: np.ndarray, title: st
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.2, 4.6))
-    ax.imshow(np.asarray(cls).T, origin="lower", extent=_extent(tau1, tau2), aspect="auto",
-              cmap=ListedColormap(CLASS_COLORS), vmin=-0.5, vmax=len(MODE_CLASSES) - 0.5, interpolation="nearest")
+    ax.imshow(
+        np.asarray(cls).T,
+        origin="lower",
+        extent=_extent(tau1, tau2),
+        aspect="auto",
+        cmap=ListedColormap(CLASS_COLORS),
+        vmin=-0.5,
+        vmax=len(MODE_CLASSES) - 0.5,
+        interpolation="nearest",
+    )
     present = sorted(set(np.unique(cls).tolist()))
-    ax.legend(handles=[Patch(color=CLASS_COLORS[k], label=MODE_CLASSES[k]) for k in present],
-              loc="upper right", fontsize=8, framealpha=0.9)
+    ax.legend(
+        handles=[Patch(color=CLASS_COLORS[k], label=MODE_CLASSES[k]) for k in present],
+        loc="upper right",
+        fontsize=8,
+        framealpha=0.9,
+    )
     ax.set_xlabel(r"$\tau_1$ (N m)")
     ax.set_ylabel(r"$\tau_2$ (N m)")
     ax.set_title(title)
     return ax.figure if own else ax
 
 
-def plot_sign_map(a_z: np.ndarray, determinate: np.ndarray, tau1: np.ndarray, tau2: np.ndarray,
-                  title: str = "", ax=None):
+def plot_sign_map(
+    a_z: np.ndarray, determinate: np.ndarray, tau1: np.ndarray, tau2: np.ndarray, title: str = "", ax=None
+):
     """Fig. 8a: the sign of the object's vertical acceleration (grey: not determinate)."""
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.2, 4.6))
     code = np.where(~np.asarray(determinate), 2, np.where(np.asarray(a_z) > 0, 1, 0))
     colors = ("#2e86c1", "#e74c3c", "#bdc3c7")
-    ax.imshow(code.T, origin="lower", extent=_extent(tau1, tau2), aspect="auto", cmap=ListedColormap(colors),
-              vmin=-0.5, vmax=2.5, interpolation="nearest")
+    ax.imshow(
+        code.T,
+        origin="lower",
+        extent=_extent(tau1, tau2),
+        aspect="auto",
+        cmap=ListedColormap(colors),
+        vmin=-0.5,
+        vmax=2.5,
+        interpolation="nearest",
+    )
     labels = (r"$a_z \leq 0$", r"$a_z > 0$", "not determinate")
-    ax.legend(handles=[Patch(color=colors[k], label=labels[k]) for k in sorted(set(np.unique(code).tolist()))],
-              loc="upper right", fontsize=8)
+    ax.legend(
+        handles=[Patch(color=colors[k], label=labels[k]) for k in sorted(set(np.unique(code).tolist()))],
+        loc="upper right",
+        fontsize=8,
+    )
     ax.set_xlabel(r"$\tau_1$ (N m)")
     ax.set_ylabel(r"$\tau_2$ (N m)")
     ax.set_title(title)
     return ax.figure if own else ax
 
 
-def plot_diagonal(tau: np.ndarray, a_z: np.ndarray, classes: Sequence[int] | None = None, title: str = "",
-                  ax=None):
+def plot_diagonal(tau: np.ndarray, a_z: np.ndarray, classes: Sequence[int] | None = None, title: str = "", ax=None):
     """Fig. 8b: the object's vertical acceleration along ``tau1 = tau2``, coloured by class."""
     own = ax is None
     if own:

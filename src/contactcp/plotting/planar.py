@@ -12,16 +12,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.spatial import ConvexHull, QhullError  # noqa: E402
 
+from contactcp._files import atomic_write  # noqa: E402
 from contactcp.interpret.quasistatic import MODE_CODES, QuasistaticSolution  # noqa: E402
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem  # noqa: E402
-from contactcp._files import atomic_write  # noqa: E402
 from contactcp.plotting import _format  # noqa: E402
 
 _COLORS = {"rolling": "tab:green", "sliding+": "tab:orange", "sliding-": "tab:purple", "breaking": "tab:red"}
 
 
-def plot_motion(problem: PlanarQuasistaticProblem, sol: QuasistaticSolution | None, ax=None,
-                title: str | None = None):
+def plot_motion(problem: PlanarQuasistaticProblem, sol: QuasistaticSolution | None, ax=None, title: str | None = None):
     """Draw the workpiece (hull of its contact points and reference point), each contact with
     its normal, the contact force ``c_n n + c_t t`` and the relative velocity
     ``v_n n + v_t t``, labelled with its mode; the object's twist at the reference point."""
@@ -55,15 +54,35 @@ def plot_motion(problem: PlanarQuasistaticProblem, sol: QuasistaticSolution | No
         vs = L / max(np.linalg.norm(v, axis=1).max(), 1e-12)
         for i, p in enumerate(pts):
             if np.linalg.norm(f[i]) > 0:
-                ax.arrow(*p, *(fs * f[i]), color="tab:blue", width=0.008 * span, length_includes_head=True,
-                         label="contact force" if i == 0 else None)
+                ax.arrow(
+                    *p,
+                    *(fs * f[i]),
+                    color="tab:blue",
+                    width=0.008 * span,
+                    length_includes_head=True,
+                    label="contact force" if i == 0 else None,
+                )
             if np.linalg.norm(v[i]) > 0:
-                ax.arrow(*p, *(vs * v[i]), color="tab:red", width=0.004 * span, length_includes_head=True,
-                         alpha=0.7, label="relative velocity" if i == 0 else None)
+                ax.arrow(
+                    *p,
+                    *(vs * v[i]),
+                    color="tab:red",
+                    width=0.004 * span,
+                    length_includes_head=True,
+                    alpha=0.7,
+                    label="relative velocity" if i == 0 else None,
+                )
         qd = sol.qdot
         if np.linalg.norm(qd[:2]) > 0:
-            ax.arrow(0, 0, *(L * qd[:2] / np.linalg.norm(qd[:2])), color="k", width=0.006 * span,
-                     length_includes_head=True, label=f"object velocity (ω={qd[2]:.3g})")
+            ax.arrow(
+                0,
+                0,
+                *(L * qd[:2] / np.linalg.norm(qd[:2])),
+                color="k",
+                width=0.006 * span,
+                length_includes_head=True,
+                label=f"object velocity (ω={qd[2]:.3g})",
+            )
     ax.set_aspect("equal")
     ax.margins(0.25)
     ax.set_title(title or problem.name)

@@ -6,11 +6,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
-from contactcp.result import Residual
 from contactcp._validate import vector
+from contactcp.errors import InvalidProblemError
 from contactcp.problems._exact import exact_lcp_rows, exact_scaled_rows
 from contactcp.problems._kernels import lcp_residual_parts, scaled_affine
+from contactcp.result import Residual
 
 
 class Problem:
@@ -55,7 +55,9 @@ class Problem:
         return f"{type(self).__name__}(n={self.size})"
 
 
-def scaled_residual(A: np.ndarray, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def scaled_residual(
+    A: np.ndarray, x: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(A x + c, lo, hi, s)``: the vector in doubled precision, the row scales ``s_i = max(|c_i|,
     sum_j |A_ij| min(|x_j|, Z_j))`` and guaranteed bounds ``lo_i <= exact((A x + c)_i) / s_i <= hi_i`` (rows that
     floating point cannot bound tightly are evaluated in rational arithmetic)."""
@@ -82,7 +84,7 @@ def linear_residual(M: np.ndarray, q: np.ndarray, x: np.ndarray, free: np.ndarra
         w_ex, e_ex = exact_lcp_rows(M, q, x, free, rows)
         w[rows] = w_ex
         value = max(value, float(e_ex.max()))
-        with np.errstate(all="ignore"):         # the raw parts again, from the exact w
+        with np.errstate(all="ignore"):  # the raw parts again, from the exact w
             c = ~free
             natural = float(np.max(np.abs(np.minimum(x[c], w[c])), initial=0.0))
             eq = float(np.max(np.abs(w[free]), initial=0.0))
@@ -92,8 +94,9 @@ def linear_residual(M: np.ndarray, q: np.ndarray, x: np.ndarray, free: np.ndarra
     return Residual(value, natural, zv, wv, zw, eq, scale), w
 
 
-def complementarity_residual(z: np.ndarray, w: np.ndarray, equation: float, scale: float,
-                              equation_scaled: float | None = None) -> Residual:
+def complementarity_residual(
+    z: np.ndarray, w: np.ndarray, equation: float, scale: float, equation_scaled: float | None = None
+) -> Residual:
     """Residual of a pair ``z >= 0, w >= 0, z.w = 0`` plus equations of size ``equation``.
 
     With ``equation_scaled`` (the equations' violation already measured row by row in their own

@@ -16,12 +16,13 @@ def exact_row_scale(a: np.ndarray, x: np.ndarray, c: float, Z: np.ndarray) -> Fr
     """``max(|c|, sum_j |a_j| min(|x_j|, Z_j))`` exactly (the row scale of :func:`~._kernels.row_scale`;
     ``Z`` from :func:`~._kernels.column_units`)."""
     capped = np.minimum(np.abs(x), Z)
-    keep = np.isfinite(capped)          # only a zero column has Z_j = inf, and then a_j = 0
+    keep = np.isfinite(capped)  # only a zero column has Z_j = inf, and then a_j = 0
     return max(Fraction(abs(c)), exact_affine(np.abs(a)[keep], capped[keep], 0.0))
 
 
-def exact_lcp_rows(M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray,
-                   rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def exact_lcp_rows(
+    M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(w, e)`` on ``rows`` in rational arithmetic: ``w_i`` (the float nearest the exact value) and
     ``e_i`` the row's violation in its own scale ``s_i`` (:func:`exact_row_scale`),
     ``|min(z_i, w_i / s_i)|`` (``|w_i| / s_i`` on free rows), rounded up.  Non-finite ``z`` gives inf."""
@@ -49,8 +50,9 @@ def exact_lcp_rows(M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray
     return w, e
 
 
-def exact_scaled_rows(A: np.ndarray, x: np.ndarray, c: np.ndarray, rows: np.ndarray,
-                      v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+def exact_scaled_rows(
+    A: np.ndarray, x: np.ndarray, c: np.ndarray, rows: np.ndarray, v: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> None:
     """Overwrite ``v``, ``lo``, ``hi`` on ``rows`` with the exact value of ``(A x + c)_i`` (nearest float)
     and the floats just below and above ``(A x + c)_i / s_i`` (:func:`~._kernels.scaled_affine`)."""
     finite = bool(np.all(np.isfinite(x)))

@@ -13,7 +13,7 @@ from numba import njit, prange
 from contactcp.linalg.dot2 import _EPS, _TINY, affine_row
 
 #: a row whose rounding bound exceeds this (in its scaled units) is evaluated exactly instead
-EXACT_ROW_BOUND = 2.0 ** -40
+EXACT_ROW_BOUND = 2.0**-40
 
 
 @njit(cache=True, nogil=True)
@@ -51,7 +51,7 @@ def row_scale(M, q, z, Z, i):
     for j in range(n):
         a = abs(z[j])
         t += abs(M[i, j]) * (a if a < Z[j] else Z[j])
-    t *= 1.0 - (n + 2) * _EPS          # a lower bound of the exact sum: never a larger scale than the truth
+    t *= 1.0 - (n + 2) * _EPS  # a lower bound of the exact sum: never a larger scale than the truth
     s = abs(q[i])
     return t if t > s else s
 
@@ -188,7 +188,7 @@ def scaled_affine(A, x, c):
         if vi == 0.0 and allow == 0.0:
             lo[i] = 0.0
             hi[i] = 0.0
-        elif si == 0.0:                      # no scale: any nonzero value is infinitely far
+        elif si == 0.0:  # no scale: any nonzero value is infinitely far
             lo[i] = np.inf * np.sign(vi)
             hi[i] = lo[i]
             if allow != 0.0:

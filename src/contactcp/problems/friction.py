@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp.errors import InvalidProblemError
-from contactcp.result import Residual
 from contactcp._validate import integer, matrix, real_array, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
+from contactcp.result import Residual
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
 
@@ -89,8 +89,9 @@ class FrictionContactProblem(Problem):
         if sp.issparse(W):
             require(W.ndim == 2 and W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
             if W.dtype.kind not in "fiu":
-                raise InvalidProblemError("W", "cannot be read as real numbers: got a sparse matrix of dtype "
-                                               f"{W.dtype}")
+                raise InvalidProblemError(
+                    "W", f"cannot be read as real numbers: got a sparse matrix of dtype {W.dtype}"
+                )
             W = sp.csr_matrix(W, dtype=np.float64)
             require(bool(np.all(np.isfinite(W.data))), "W", "contains NaN or inf")
             W.data.setflags(write=False)
@@ -162,19 +163,27 @@ class FrictionContactProblem(Problem):
         gamma = (n + 2) * np.finfo(float).eps / (1.0 - (n + 2) * np.finfo(float).eps)
         mu_max = float(self.mu.max(initial=0.0))
         du = gamma * float(np.linalg.norm(Wabs_r + np.abs(qs)))
-        slack = (1.0 + mu_max) * du + 32.0 * np.finfo(float).eps * (
-            float(np.linalg.norm(rs)) + (1.0 + mu_max) * float(np.linalg.norm(us))) + 1e-300
+        slack = (
+            (1.0 + mu_max) * du
+            + 32.0 * np.finfo(float).eps * (float(np.linalg.norm(rs)) + (1.0 + mu_max) * float(np.linalg.norm(us)))
+            + 1e-300
+        )
         nq = float(np.linalg.norm(qs))
         if nq > 0.0:
             value, scale = (nat + slack) / nq, math.ldexp(nq, k)
-        else:                        # q = 0: the measure is absolute (r = 0 solves it)
+        else:  # q = 0: the measure is absolute (r = 0 solves it)
             value, scale = math.ldexp(nat + slack, k), 1.0
         uhat = desaxce(us, self.mu, self.dim)
         u = np.ldexp(us, k)
-        return Residual(value * (1.0 + 8.0 * np.finfo(float).eps), math.ldexp(nat, k),
-                        math.ldexp(cone_violation(rs, self.mu, self.dim), k),
-                        math.ldexp(_dual_cone_violation(uhat, self.mu, self.dim), k),
-                        math.ldexp(math.ldexp(float(abs(rs @ uhat)), k), k), 0.0, scale), u
+        return Residual(
+            value * (1.0 + 8.0 * np.finfo(float).eps),
+            math.ldexp(nat, k),
+            math.ldexp(cone_violation(rs, self.mu, self.dim), k),
+            math.ldexp(_dual_cone_violation(uhat, self.mu, self.dim), k),
+            math.ldexp(math.ldexp(float(abs(rs @ uhat)), k), k),
+            0.0,
+            scale,
+        ), u
 
     def __repr__(self) -> str:
         return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
-from contactcp.result import Certificate, Residual
 from contactcp._validate import finite_pair, index_mask, matrix, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.linalg.farkas import FarkasSystem
 from contactcp.problems._base import Problem, linear_residual, require, scaled_residual
+from contactcp.result import Certificate, Residual
 
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
 
@@ -62,8 +62,15 @@ class LCP(_Linear):
     kind = "LCP"
 
     def __init__(self, M: Any, q: Any):
-        if (type(M) is np.ndarray and type(q) is np.ndarray and M.dtype == np.float64 and q.dtype == np.float64
-                and M.ndim == 2 and q.ndim == 1 and M.shape[0] == M.shape[1] == q.shape[0] >= 1):
+        if (
+            type(M) is np.ndarray
+            and type(q) is np.ndarray
+            and M.dtype == np.float64
+            and q.dtype == np.float64
+            and M.ndim == 2
+            and q.ndim == 1
+            and M.shape[0] == M.shape[1] == q.shape[0] >= 1
+        ):
             # fast path for the common call (float64 arrays of matching shapes): one
             # compiled finiteness check; anything unusual takes the general path below
             M, q = M.copy(), q.copy()
@@ -112,9 +119,11 @@ def _certificate_api(cls):
         except (TypeError, ValueError):
             return False, {"margin": np.nan, "exact": 0.0, "rational": 0.0}
         v = system.check(yv)
-        return v is not None, {"margin": float(v) if v is not None else system.value_float(yv)
-                               if yv.shape == system.h.shape else np.nan, "exact": float(v is not None),
-                               "rational": 0.0}
+        return v is not None, {
+            "margin": float(v) if v is not None else system.value_float(yv) if yv.shape == system.h.shape else np.nan,
+            "exact": float(v is not None),
+            "rational": 0.0,
+        }
 
     def make_certificate(self, y: Any, tol: float = 1e-9, source: str = "") -> Certificate:
         """A certificate from a candidate Farkas vector, verified exactly (``verified`` says whether it is a
@@ -130,12 +139,16 @@ def _certificate_api(cls):
 
 _FORMS = {
     "LCP": "y >= 0 with M^T y <= 0 and q^T y < 0, so no z >= 0 has M z + q >= 0 (Farkas' lemma)",
-    "MixedLCP": ("y (>= 0 on the complementarity rows, free on the equations) with (M^T y)_j <= 0 on the "
-                 "complementarity columns, (M^T y)_j = 0 on the free ones and q^T y < 0, so no x has "
-                 "x_c >= 0, (M x + q)_c >= 0 and (M x + q)_f = 0 (Farkas' lemma)"),
-    "BoxLCP": ("y (>= 0 where only the lower bound is finite, <= 0 where only the upper one is, free where "
-               "neither, 0 where both are) with max over the box of (M^T y)^T z plus q^T y < 0, so no z in "
-               "the box has the signs of w = M z + q that the box LCP requires (Farkas' lemma)"),
+    "MixedLCP": (
+        "y (>= 0 on the complementarity rows, free on the equations) with (M^T y)_j <= 0 on the "
+        "complementarity columns, (M^T y)_j = 0 on the free ones and q^T y < 0, so no x has "
+        "x_c >= 0, (M x + q)_c >= 0 and (M x + q)_f = 0 (Farkas' lemma)"
+    ),
+    "BoxLCP": (
+        "y (>= 0 where only the lower bound is finite, <= 0 where only the upper one is, free where "
+        "neither, 0 where both are) with max over the box of (M^T y)^T z plus q^T y < 0, so no z in "
+        "the box has the signs of w = M z + q that the box LCP requires (Farkas' lemma)"
+    ),
 }
 
 
@@ -145,8 +158,11 @@ def _checks(system: FarkasSystem, y: Any, proof) -> dict[str, float]:
         approx = system.value_float(yv) if yv.shape == system.h.shape else np.nan
     except (TypeError, ValueError):
         approx = np.nan
-    return {"margin": float(proof.value) if proof is not None else float(approx),
-            "exact": float(proof is not None), "rational": float(proof is not None and proof.kind == "rational")}
+    return {
+        "margin": float(proof.value) if proof is not None else float(approx),
+        "exact": float(proof is not None),
+        "rational": float(proof is not None and proof.kind == "rational"),
+    }
 
 
 def _certificate(problem, system: FarkasSystem, y: Any, proof, source: str) -> Certificate:
@@ -156,18 +172,25 @@ def _certificate(problem, system: FarkasSystem, y: Any, proof, source: str) -> C
         desc += "; NOT a proof: the inequalities do not hold exactly for this vector"
         if source:
             desc += f"; {source}"
-        return Certificate(kind="farkas", vector=vec, description=desc, checks=_checks(system, y, None),
-                           verified=False)
+        return Certificate(kind="farkas", vector=vec, description=desc, checks=_checks(system, y, None), verified=False)
     if proof.kind == "rational":
-        desc += ("; proved in rational arithmetic: y was recomputed on its support so that the equalities "
-                 "the proof needs hold exactly; `exact` holds that rational vector (the floats in `vector` "
-                 "are its nearest values and need not satisfy the inequalities themselves)")
+        desc += (
+            "; proved in rational arithmetic: y was recomputed on its support so that the equalities "
+            "the proof needs hold exactly; `exact` holds that rational vector (the floats in `vector` "
+            "are its nearest values and need not satisfy the inequalities themselves)"
+        )
     else:
         desc += "; every sign was computed exactly for the floats of `vector`"
     if source:
         desc += f"; {source}"
-    return Certificate(kind="farkas", vector=proof.vector, description=desc, checks=_checks(system, y, proof),
-                       verified=True, exact=proof.exact)
+    return Certificate(
+        kind="farkas",
+        vector=proof.vector,
+        description=desc,
+        checks=_checks(system, y, proof),
+        verified=True,
+        exact=proof.exact,
+    )
 
 
 def farkas_certificate(problem, candidate: Any = None, source: str = "", search: bool = True) -> Certificate | None:
@@ -215,7 +238,7 @@ class MixedLCP(_Linear):
         self._freeze()
 
     @classmethod
-    def from_blocks(cls, A: Any, B: Any, C: Any, D: Any, a: Any, b: Any) -> "MixedLCP":
+    def from_blocks(cls, A: Any, B: Any, C: Any, D: Any, a: Any, b: Any) -> MixedLCP:
         """Build from ``F(u, v) = A u + B v + a`` (complementarity) and ``G(u, v) = C u + D v + b = 0``.
 
         The unknowns are ordered ``x = (u, v)``.
@@ -263,8 +286,11 @@ class BoxLCP(_Linear):
         self.upper = vector(upper, "upper", n, allow_inf="+")
         self._free = _no_free(n)
         bad = np.flatnonzero(self.lower > self.upper)
-        require(bad.size == 0, "lower",
-                f"must be <= upper; lower[{bad[0] if bad.size else 0}] > upper[{bad[0] if bad.size else 0}]")
+        require(
+            bad.size == 0,
+            "lower",
+            f"must be <= upper; lower[{bad[0] if bad.size else 0}] > upper[{bad[0] if bad.size else 0}]",
+        )
         self._freeze()
 
     def farkas_system(self) -> FarkasSystem:
@@ -295,8 +321,15 @@ class BoxLCP(_Linear):
         comp = float(np.sum(np.abs(prod)))
         if not np.all(np.isfinite(z)):
             value = np.inf
-        return Residual(value=max(value, bound), natural=natural, z_violation=bound, w_violation=0.0,
-                        complementarity=comp, equation=0.0, scale=float(np.max(s))), w
+        return Residual(
+            value=max(value, bound),
+            natural=natural,
+            z_violation=bound,
+            w_violation=0.0,
+            complementarity=comp,
+            equation=0.0,
+            scale=float(np.max(s)),
+        ), w
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray | None]:
         return self._residual(np.asarray(x, dtype=np.float64).reshape(-1))

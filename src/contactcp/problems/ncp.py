@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
-from contactcp.result import Residual
 from contactcp._validate import number, positive_int
+from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, complementarity_residual, require
+from contactcp.result import Residual
 
 __all__ = ["MixedNCP"]
 
@@ -33,8 +34,17 @@ class MixedNCP(Problem):
 
     kind = "MixedNCP"
 
-    def __init__(self, F: Func, G: Func | None, p: int, m: int = 0, *, jac_F: Func | None = None,
-                 jac_G: Func | None = None, scale: float = 1.0):
+    def __init__(
+        self,
+        F: Func,
+        G: Func | None,
+        p: int,
+        m: int = 0,
+        *,
+        jac_F: Func | None = None,
+        jac_G: Func | None = None,
+        scale: float = 1.0,
+    ):
         p = positive_int(p, "p", minimum=0)
         m = positive_int(m, "m", minimum=0)
         require(p + m >= 1, "p", "p + m must be at least 1")
@@ -59,7 +69,7 @@ class MixedNCP(Problem):
 
     def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``x -> (u, v)``."""
-        return x[: self.p], x[self.p:]
+        return x[: self.p], x[self.p :]
 
     def eval_F(self, x: np.ndarray) -> np.ndarray:
         return self._call(self.F, x, "F", (self.p,)) if self.p else np.zeros(0)
@@ -106,7 +116,7 @@ class MixedNCP(Problem):
         return self.residual(x), self.eval_F(x)
 
     @classmethod
-    def from_mixed_lcp(cls, M: np.ndarray, q: np.ndarray, free: np.ndarray) -> "MixedNCP":
+    def from_mixed_lcp(cls, M: np.ndarray, q: np.ndarray, free: np.ndarray) -> MixedNCP:
         """The linear case: reorder to ``x = (u, v)`` with ``u = x[~free]``, ``v = x[free]``.
 
         Returns the problem; the permutation is ``np.r_[flatnonzero(~free), flatnonzero(free)]``.
@@ -116,8 +126,15 @@ class MixedNCP(Problem):
         qp = q[perm]
         p = int((~free).sum())
         Fm, Gm = Mp[:p], Mp[p:]
-        return cls(lambda x: Fm @ x + qp[:p], lambda x: Gm @ x + qp[p:], p, len(q) - p,
-                   jac_F=lambda x: Fm, jac_G=lambda x: Gm, scale=max(1.0, float(np.abs(q).max(initial=0))))
+        return cls(
+            lambda x: Fm @ x + qp[:p],
+            lambda x: Gm @ x + qp[p:],
+            p,
+            len(q) - p,
+            jac_F=lambda x: Fm,
+            jac_G=lambda x: Gm,
+            scale=max(1.0, float(np.abs(q).max(initial=0))),
+        )
 
     def __repr__(self) -> str:
         return f"MixedNCP(p={self.p}, m={self.m})"

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
-from contactcp.result import Residual
 from contactcp._validate import matrix, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, complementarity_residual, require, scaled_residual
+from contactcp.result import Residual
 
 __all__ = ["UCP"]
 
@@ -60,8 +60,10 @@ class UCP(Problem):
         ex, lox, hix, sx = scaled_residual(self.A_x, x, -self.b_x)
         ey, loy, hiy, sy = scaled_residual(self.A_y, y, -self.b_y)
         eq = max(float(np.max(np.abs(ex), initial=0.0)), float(np.max(np.abs(ey), initial=0.0)))
-        beyond = max(float(np.max(np.maximum(np.abs(lox), np.abs(hix)), initial=0.0)),
-                     float(np.max(np.maximum(np.abs(loy), np.abs(hiy)), initial=0.0)))
+        beyond = max(
+            float(np.max(np.maximum(np.abs(lox), np.abs(hix)), initial=0.0)),
+            float(np.max(np.maximum(np.abs(loy), np.abs(hiy)), initial=0.0)),
+        )
         scale = max(float(np.max(sx, initial=0.0)), float(np.max(sy, initial=0.0)))
         return complementarity_residual(x, y, eq, scale, beyond)
 

@@ -41,35 +41,42 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.settings import DEFAULT_TOL
-from contactcp.errors import InvalidProblemError
 from contactcp._validate import number, vector
+from contactcp.errors import InvalidProblemError
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.puma560 import puma560, qn
 from contactcp.models.system import Arm, MultibodySystem
+from contactcp.settings import DEFAULT_TOL
 
-__all__ = ["GraspParameters", "Grasp", "puma3_grasp", "palm_inertia", "contact_points", "finger_bases",
-           "solve_grasp", "GRASP_METHODS"]
+__all__ = [
+    "GraspParameters",
+    "Grasp",
+    "puma3_grasp",
+    "palm_inertia",
+    "contact_points",
+    "finger_bases",
+    "solve_grasp",
+    "GRASP_METHODS",
+]
 
 #: method -> friction law it solves
-GRASP_METHODS = {"merit": "mncp", "newton": "cone", "nsgs": "cone", "lemke": "pyramid",
-                 "interior-point": "pyramid"}
+GRASP_METHODS = {"merit": "mncp", "newton": "cone", "nsgs": "cone", "lemke": "pyramid", "interior-point": "pyramid"}
 
 
 @dataclass(frozen=True)
 class GraspParameters:
     """Everything the paper does not give, in one place (SI units)."""
 
-    r: float = 0.15                 #: sphere radius
-    m: float = 1.0                  #: sphere mass
-    sigma: float = np.pi / 4        #: angle of C1, C2 from the x axis
-    a_cm: float = 0.45              #: height of the sphere's centre above the palm
-    b_tilde: float = 0.65           #: distance of the finger bases from the axis
-    tool_length: float = 0.05       #: fingertip beyond the PUMA wrist centre (along z6)
-    squeeze: float = 20.0           #: desired normal force of each finger (N)
-    lift: float = 1.0               #: fraction of the weight the fingers carry in friction
-    slip_speed: float = 0.02        #: "sliding" state: the sphere moves down at this speed (m/s)
+    r: float = 0.15  #: sphere radius
+    m: float = 1.0  #: sphere mass
+    sigma: float = np.pi / 4  #: angle of C1, C2 from the x axis
+    a_cm: float = 0.45  #: height of the sphere's centre above the palm
+    b_tilde: float = 0.65  #: distance of the finger bases from the axis
+    tool_length: float = 0.05  #: fingertip beyond the PUMA wrist centre (along z6)
+    squeeze: float = 20.0  #: desired normal force of each finger (N)
+    lift: float = 1.0  #: fraction of the weight the fingers carry in friction
+    slip_speed: float = 0.02  #: "sliding" state: the sphere moves down at this speed (m/s)
     gravity: tuple = (0.0, 0.0, -9.81)
 
     def __post_init__(self) -> None:
@@ -84,8 +91,9 @@ class GraspParameters:
             if not getattr(self, name) >= 0:
                 raise InvalidProblemError(name, f"must be >= 0, got {getattr(self, name)!r}")
         if not 0 < self.sigma < np.pi:
-            raise InvalidProblemError("sigma", f"must lie in (0, pi) so that the three contacts are distinct, "
-                                               f"got {self.sigma!r}")
+            raise InvalidProblemError(
+                "sigma", f"must lie in (0, pi) so that the three contacts are distinct, got {self.sigma!r}"
+            )
         if self.b_tilde <= self.r:
             raise InvalidProblemError("b_tilde", "finger bases must lie outside the sphere (b_tilde > r)")
 
@@ -120,11 +128,12 @@ def finger_bases(p: GraspParameters) -> np.ndarray:
 def palm_inertia(p: GraspParameters) -> np.ndarray:
     """``M_2^(P)``: the sphere's inertia about the palm origin (parallel axes, eq. (41))."""
     c = np.array([0.0, 0.0, p.a_cm])
-    return 0.4 * p.m * p.r ** 2 * np.eye(3) + p.m * ((c @ c) * np.eye(3) - np.outer(c, c))
+    return 0.4 * p.m * p.r**2 * np.eye(3) + p.m * ((c @ c) * np.eye(3) - np.outer(c, c))
 
 
-def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters | None = None,
-                **overrides: Any) -> Grasp:
+def puma3_grasp(
+    mu: float = 0.4, state: str = "rolling", params: GraspParameters | None = None, **overrides: Any
+) -> Grasp:
     """The three-finger grasp with friction ``mu`` and all contacts ``state`` (rolling/sliding)."""
     if params is not None and not isinstance(params, GraspParameters):
         raise InvalidProblemError("params", f"must be a GraspParameters, got {type(params).__name__}")
@@ -132,8 +141,9 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     if overrides:
         unknown = sorted(set(overrides) - set(GraspParameters.__dataclass_fields__))
         if unknown:
-            raise InvalidProblemError(unknown[0], "is not a parameter of the grasp; known: "
-                                      + ", ".join(GraspParameters.__dataclass_fields__))
+            raise InvalidProblemError(
+                unknown[0], "is not a parameter of the grasp; known: " + ", ".join(GraspParameters.__dataclass_fields__)
+            )
         p = replace(p, **overrides)
     mu = number(mu, "mu")
     if mu < 0:
@@ -145,7 +155,7 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
     center = np.array([0.0, 0.0, p.a_cm])
     g = np.asarray(p.gravity, dtype=float)
     v0 = [0.0, 0.0, -p.slip_speed] if state == "sliding" else [0.0, 0.0, 0.0]
-    sphere = RigidBody(mass=p.m, inertia=0.4 * p.m * p.r ** 2, p=center, v=v0, gravity=g, name="sphere")
+    sphere = RigidBody(mass=p.m, inertia=0.4 * p.m * p.r**2, p=center, v=v0, gravity=g, name="sphere")
     tool = np.eye(4)
     tool[2, 3] = p.tool_length
     arms, contacts, qs = [], [], []
@@ -160,8 +170,9 @@ def puma3_grasp(mu: float = 0.4, state: str = "rolling", params: GraspParameters
         finger = puma560(base=base, tool=tool, gravity=g)
         q = finger.inverse_kinematics(x, link=-1, q0=qn)
         n = (center - x) / p.r
-        contact = Contact(0, x, n, mu, other=Link(j, 5), tangent=np.cross([0.0, 0.0, 1.0], n),
-                          state=state, name=f"C{j + 1}")
+        contact = Contact(
+            0, x, n, mu, other=Link(j, 5), tangent=np.cross([0.0, 0.0, 1.0], n), state=state, name=f"C{j + 1}"
+        )
         C = contact.frame
         c_des = np.array([p.squeeze, 0.0, p.lift * weight / 3.0])
         T = finger.link_pose(q, 5)
@@ -183,8 +194,8 @@ def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = DEFAULT_TO
     formulation: the mixed NCP (29)–(36), or the LCP (45) when every contact
     slides, by merit minimisation (eqs. (3)–(4)).
     """
-    from contactcp.simulate.instant import solve_dynamic
     from contactcp.errors import UnknownMethodError
+    from contactcp.simulate.instant import solve_dynamic
 
     if method is None:
         return solve_dynamic(grasp.system, friction="cone", tol=tol, **options)

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contactcp.simulate.instant import DynamicResult, solve_dynamic
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.system import Arm, MultibodySystem
-from contactcp.simulate.explicit import euler_step, project_velocities, with_velocities
 from contactcp.scenarios.buffo2006 import Grasp
+from contactcp.simulate.explicit import euler_step, project_velocities, with_velocities
+from contactcp.simulate.instant import DynamicResult, solve_dynamic
 
 __all__ = ["GraspStep", "advance_grasp"]
 
@@ -49,8 +49,15 @@ class GraspStep:
     extra: dict = field(default_factory=dict)
 
 
-def _system(grasp: Grasp, sphere: RigidBody, q: list[np.ndarray], qd: list[np.ndarray], states: list[str],
-            v_ts: list[np.ndarray | None], gap_tol: float) -> tuple[MultibodySystem | None, list[int]]:
+def _system(
+    grasp: Grasp,
+    sphere: RigidBody,
+    q: list[np.ndarray],
+    qd: list[np.ndarray],
+    states: list[str],
+    v_ts: list[np.ndarray | None],
+    gap_tol: float,
+) -> tuple[MultibodySystem | None, list[int]]:
     p = grasp.params
     contacts, active = [], []
     arms = [Arm(a.manipulator, q[j], qd[j], a.tau) for j, a in enumerate(grasp.arms)]
@@ -65,17 +72,34 @@ def _system(grasp: Grasp, sphere: RigidBody, q: list[np.ndarray], qd: list[np.nd
             continue
         n = -d / dist
         point = sphere.p + p.r * d / dist
-        contacts.append(Contact(0, point, n, grasp.mu, other=Link(j, 5), tangent=np.cross([0.0, 0.0, 1.0], n),
-                                state=states[j], v_t=v_ts[j], name=f"C{j + 1}"))
+        contacts.append(
+            Contact(
+                0,
+                point,
+                n,
+                grasp.mu,
+                other=Link(j, 5),
+                tangent=np.cross([0.0, 0.0, 1.0], n),
+                state=states[j],
+                v_t=v_ts[j],
+                name=f"C{j + 1}",
+            )
+        )
         active.append(j)
     if not contacts:
         return None, active
     return MultibodySystem([sphere], contacts, arms), active
 
 
-def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str = "cone",
-                  method: str | None = None, v_tol: float | None = None,
-                  gap_tol: float | None = None) -> list[GraspStep]:
+def advance_grasp(
+    grasp: Grasp,
+    dt: float = 1e-3,
+    steps: int = 10,
+    friction: str = "cone",
+    method: str | None = None,
+    v_tol: float | None = None,
+    gap_tol: float | None = None,
+) -> list[GraspStep]:
     """Advance ``steps`` steps of length ``dt``; returns the state before each step and after the last.
 
     ``v_tol`` (default ``1e-3 dt |g|``) separates sliding from the O(dt^2)
@@ -91,8 +115,7 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
     qd = [a.qdot.copy() for a in grasp.arms]
     states = [c.state for c in grasp.system.contacts]
     cd0 = grasp.system.dynamics()
-    v_ts: list[np.ndarray | None] = [cd0.v_t[j].copy() if states[j] == "sliding" else None
-                                     for j in range(len(states))]
+    v_ts: list[np.ndarray | None] = [cd0.v_t[j].copy() if states[j] == "sliding" else None for j in range(len(states))]
     history: list[GraspStep] = []
     t = 0.0
     for _ in range(steps + 1):
@@ -100,9 +123,10 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         modes = list(states)
         forces: list[np.ndarray | None] = [None] * len(grasp.arms)
         if system is None:
-            Vdot = np.concatenate([sphere.external_wrench[:3] / sphere.mass, np.zeros(3)]
-                                  + [a.manipulator.forward_dynamics(q[j], qd[j], a.tau)
-                                     for j, a in enumerate(grasp.arms)])
+            Vdot = np.concatenate(
+                [sphere.external_wrench[:3] / sphere.mass, np.zeros(3)]
+                + [a.manipulator.forward_dynamics(q[j], qd[j], a.tau) for j, a in enumerate(grasp.arms)]
+            )
             out: DynamicResult | None = None
         else:
             out = solve_dynamic(system, friction=friction, method=method)
@@ -121,10 +145,17 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
                     stops[j] = -(vt @ o.a[1:]) / (o.a[1:] @ o.a[1:])
                     h = min(h, max(stops[j], 1e-6 * dt))
             stopped = {j for j, ts in stops.items() if ts <= h * (1 + 1e-9) + 1e-6 * dt}
-        history.append(GraspStep(t, modes, forces, sphere.p.copy(), sphere.v.copy(),
-                                 "no contact" if out is None else out.status.name,
-                                 float("nan") if out is None or out.result.residual is None
-                                 else out.result.residual.value))
+        history.append(
+            GraspStep(
+                t,
+                modes,
+                forces,
+                sphere.p.copy(),
+                sphere.v.copy(),
+                "no contact" if out is None else out.status.name,
+                float("nan") if out is None or out.result.residual is None else out.result.residual.value,
+            )
+        )
         if len(history) > steps:
             break
         if system is None:
@@ -156,11 +187,12 @@ def advance_grasp(grasp: Grasp, dt: float = 1e-3, steps: int = 10, friction: str
         vel = (H.T @ V).reshape(-1, 3)
         for k, j in enumerate(active):
             if j in stopped:
-                states[j], v_ts[j] = "rolling", None      # its slip ended inside this step
+                states[j], v_ts[j] = "rolling", None  # its slip ended inside this step
             elif vel[k, 0] > v_tol * max(1.0, float(np.abs(vel).max())) and modes[j] == "breaking":
                 states[j] = "separated"
             elif np.linalg.norm(vel[k, 1:]) > v_tol and not (
-                    states[j] == "sliding" and v_ts[j] is not None and vel[k, 1:] @ v_ts[j] <= 0.0):
+                states[j] == "sliding" and v_ts[j] is not None and vel[k, 1:] @ v_ts[j] <= 0.0
+            ):
                 states[j], v_ts[j] = "sliding", vel[k, 1:].copy()
             else:
                 states[j], v_ts[j] = "rolling", None

@@ -13,10 +13,22 @@ import numpy as np
 from contactcp.errors import InvalidProblemError
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem, planar_wrench, prismatic_fingers
 
-_P1 = [[0.966, 0.259, 0.000], [0.000, 1.000, 0.240], [-0.707, 0.707, 0.750],
-       [-0.259, 0.966, -2.000], [-1.000, 0.000, -1.450], [-0.707, -0.707, -1.900]]
-_P2 = [[0.804, 0.595, 1.040], [-0.707, 0.707, -3.500], [-0.973, -0.232, 14.000],
-       [-0.595, 0.804, -20.900], [-0.707, -0.707, -17.900], [0.232, -0.973, -7.630]]
+_P1 = [
+    [0.966, 0.259, 0.000],
+    [0.000, 1.000, 0.240],
+    [-0.707, 0.707, 0.750],
+    [-0.259, 0.966, -2.000],
+    [-1.000, 0.000, -1.450],
+    [-0.707, -0.707, -1.900],
+]
+_P2 = [
+    [0.804, 0.595, 1.040],
+    [-0.707, 0.707, -3.500],
+    [-0.973, -0.232, 14.000],
+    [-0.595, 0.804, -20.900],
+    [-0.707, -0.707, -17.900],
+    [0.232, -0.973, -7.630],
+]
 _J_N = [[1, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 1, 0]]
 _J_T = [[0, 1, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 1]]
 _D = [0, 0, 0, 0, -1, 0]
@@ -56,21 +68,32 @@ class RandomConfig:
 
 #: Table 1 of the paper (problem number -> configuration and the paper's results)
 TABLE1 = {
-    1: RandomConfig(3, 1.0, 6, 0, 2, 0.0), 2: RandomConfig(10, 1.0, 20, 0, 1, 0.0),
-    3: RandomConfig(10, 2.0, 20, 0, 5, 0.0, True), 4: RandomConfig(15, 1.2, 29, 1, 2, 0.0),
-    5: RandomConfig(18, 0.8, 27, 9, 1, 0.0), 6: RandomConfig(20, 1.0, 40, 0, 1, 0.0),
-    7: RandomConfig(20, 1.5, 40, 0, 4, 0.0, True), 8: RandomConfig(20, 1.2, 40, 0, 2, 0.0),
-    9: RandomConfig(20, 1.0, 30, 10, 2, 0.0), 10: RandomConfig(20, 1.0, 30, 10, 2, 0.0),
-    11: RandomConfig(20, 1.0, 40, 0, 4, 0.0), 12: RandomConfig(30, 1.0, 60, 0, 2, 0.0),
-    13: RandomConfig(30, 0.5, 45, 15, 1, 0.0), 14: RandomConfig(30, 0.6, 45, 15, 24, 0.0, True),
-    15: RandomConfig(40, 1.0, 80, 0, 1, 0.0), 16: RandomConfig(40, 1.0, 80, 0, 1, 0.0),
-    17: RandomConfig(10, 1.3, 15, 5, 52, 0.00001), 18: RandomConfig(15, 1.2, 24, 6, 39, 14.61551),
-    19: RandomConfig(30, 0.6, 45, 15, 49, 24.32773), 20: RandomConfig(40, 1.0, 60, 20, 52, 1.23990),
+    1: RandomConfig(3, 1.0, 6, 0, 2, 0.0),
+    2: RandomConfig(10, 1.0, 20, 0, 1, 0.0),
+    3: RandomConfig(10, 2.0, 20, 0, 5, 0.0, True),
+    4: RandomConfig(15, 1.2, 29, 1, 2, 0.0),
+    5: RandomConfig(18, 0.8, 27, 9, 1, 0.0),
+    6: RandomConfig(20, 1.0, 40, 0, 1, 0.0),
+    7: RandomConfig(20, 1.5, 40, 0, 4, 0.0, True),
+    8: RandomConfig(20, 1.2, 40, 0, 2, 0.0),
+    9: RandomConfig(20, 1.0, 30, 10, 2, 0.0),
+    10: RandomConfig(20, 1.0, 30, 10, 2, 0.0),
+    11: RandomConfig(20, 1.0, 40, 0, 4, 0.0),
+    12: RandomConfig(30, 1.0, 60, 0, 2, 0.0),
+    13: RandomConfig(30, 0.5, 45, 15, 1, 0.0),
+    14: RandomConfig(30, 0.6, 45, 15, 24, 0.0, True),
+    15: RandomConfig(40, 1.0, 80, 0, 1, 0.0),
+    16: RandomConfig(40, 1.0, 80, 0, 1, 0.0),
+    17: RandomConfig(10, 1.3, 15, 5, 52, 0.00001),
+    18: RandomConfig(15, 1.2, 24, 6, 39, 14.61551),
+    19: RandomConfig(30, 0.6, 45, 15, 49, 24.32773),
+    20: RandomConfig(40, 1.0, 60, 20, 52, 1.23990),
 }
 
 
-def random_problem(n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None,
-                   planted: bool = False, p_open: float = 0.5) -> PlanarQuasistaticProblem:
+def random_problem(
+    n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None, planted: bool = False, p_open: float = 0.5
+) -> PlanarQuasistaticProblem:
     """A random problem generated as in Section 5.
 
     A workpiece touched at ``n_c`` random points (radius 0.5-1.5 around its
@@ -119,7 +142,7 @@ def random_problem(n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None,
     g_obj = -(W_n @ c_n + W_t @ c_t)
     gman_minus_tau = -(J_n.T @ c_n + J_t.T @ c_t)
     theta_dot = np.zeros(2 * n_c)
-    theta_dot[0::2] = W_n.T @ qdot - v_n            # J_n theta_dot = W_n^T qdot - v_n
+    theta_dot[0::2] = W_n.T @ qdot - v_n  # J_n theta_dot = W_n^T qdot - v_n
     if v_t is None:
         theta_dot[1::2] = rng.normal(0, 1, n_c)
     else:
@@ -130,6 +153,16 @@ def random_problem(n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None,
     order = np.concatenate([rng.permutation(joints_closed), rng.permutation(joints_open)]).astype(int)
     abar = order[:n_abar]
     alpha = np.setdiff1d(np.arange(2 * n_c), abar)
-    return PlanarQuasistaticProblem(W_n, W_t, J_n, J_t, theta_dot, mu, g_obj, alpha,
-                                    gman_minus_tau if n_abar else None, points=pts,
-                                    name=f"random n_c={n_c}")
+    return PlanarQuasistaticProblem(
+        W_n,
+        W_t,
+        J_n,
+        J_t,
+        theta_dot,
+        mu,
+        g_obj,
+        alpha,
+        gman_minus_tau if n_abar else None,
+        points=pts,
+        name=f"random n_c={n_c}",
+    )

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from contactcp._validate import positive_int
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.manipulator import Manipulator
 from contactcp.models.system import Arm, MultibodySystem, check_size
-from contactcp._validate import positive_int
 
 __all__ = ["random_system", "cartesian_finger"]
 
@@ -36,12 +36,17 @@ def cartesian_finger(base: np.ndarray, masses=(0.3, 0.2, 0.1), name: str = "fing
     the tip is the last link's origin.  ``base`` places the finger (4x4)."""
     dh = [[0.0, 0.0, 0.0, -np.pi / 2], [-np.pi / 2, 0.0, 0.0, -np.pi / 2], [0.0, 0.0, 0.0, 0.0]]
     inertias = np.array([np.eye(3) * 1e-3 * m for m in masses])
-    return Manipulator.from_dh(dh, "PPP", masses=masses, coms=np.zeros((3, 3)), inertias=inertias,
-                               base=base, name=name)
+    return Manipulator.from_dh(dh, "PPP", masses=masses, coms=np.zeros((3, 3)), inertias=inertias, base=base, name=name)
 
 
-def random_system(n_c: int, seed: int = 0, n_objects: int = 1, mu: tuple[float, float] = (0.1, 1.0),
-                  p_sliding: float = 0.2, p_outside: float = 0.3) -> MultibodySystem:
+def random_system(
+    n_c: int,
+    seed: int = 0,
+    n_objects: int = 1,
+    mu: tuple[float, float] = (0.1, 1.0),
+    p_sliding: float = 0.2,
+    p_outside: float = 0.3,
+) -> MultibodySystem:
     """A random contact state with ``n_c`` finger contacts on ``n_objects`` spheres."""
     n_c = positive_int(n_c, "n_c")
     n_objects = positive_int(n_objects, "n_objects")
@@ -52,8 +57,15 @@ def random_system(n_c: int, seed: int = 0, n_objects: int = 1, mu: tuple[float, 
     for k in range(n_objects):
         m = rng.uniform(0.5, 2.0)
         r = rng.uniform(0.05, 0.2)
-        bodies.append(RigidBody(mass=m, inertia=0.4 * m * r * r, p=[3.0 * k, 0.0, 0.0],
-                                omega=rng.standard_normal(3) * 0.1, name=f"sphere{k}"))
+        bodies.append(
+            RigidBody(
+                mass=m,
+                inertia=0.4 * m * r * r,
+                p=[3.0 * k, 0.0, 0.0],
+                omega=rng.standard_normal(3) * 0.1,
+                name=f"sphere{k}",
+            )
+        )
     radii = [np.sqrt(b.inertia[0, 0] / (0.4 * b.mass)) for b in bodies]
     arms, contacts = [], []
     for j in range(n_c):
@@ -67,9 +79,16 @@ def random_system(n_c: int, seed: int = 0, n_objects: int = 1, mu: tuple[float, 
         finger = cartesian_finger(base, masses=tuple(rng.uniform(0.05, 0.5, 3)), name=f"finger{j + 1}")
         mu_j = float(rng.uniform(*mu))
         normal = -u
-        contact = Contact(k, point, normal, mu_j, other=Link(j, 2), name=f"C{j + 1}",
-                          state="sliding" if rng.random() < p_sliding else "rolling",
-                          v_t=rng.standard_normal(2))
+        contact = Contact(
+            k,
+            point,
+            normal,
+            mu_j,
+            other=Link(j, 2),
+            name=f"C{j + 1}",
+            state="sliding" if rng.random() < p_sliding else "rolling",
+            v_t=rng.standard_normal(2),
+        )
         C = contact.frame
         cn = rng.uniform(1.0, 5.0)
         ratio = rng.uniform(1.1, 2.0) if rng.random() < p_outside else rng.uniform(0.0, 0.9)

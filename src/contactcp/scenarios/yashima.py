@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidProblemError
-from contactcp.settings import DEFAULT_TOL
 from contactcp._validate import number
+from contactcp.errors import InvalidProblemError
 from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.manipulator import Manipulator
 from contactcp.models.system import Arm, MultibodySystem
+from contactcp.settings import DEFAULT_TOL
 
 __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry", "hand_model", "hand_states", "hand_map"]
 
@@ -61,8 +61,8 @@ class HandParameters:
     palm_length: float = 0.2
     tau0: float = 2.5
     # chosen (not in the paper)
-    psi: float = np.deg2rad(60.0)   #: contact at parametric angle pi + psi on the ellipse (lower left)
-    s: float = 0.12                 #: distance of the contact from the elbow along the second link
+    psi: float = np.deg2rad(60.0)  #: contact at parametric angle pi + psi on the ellipse (lower left)
+    s: float = 0.12  #: distance of the contact from the elbow along the second link
     gravity: float = G
 
     def __post_init__(self) -> None:
@@ -87,30 +87,31 @@ class Hand:
     params: HandParameters
     mu: float
     tau: tuple[float, float]
-    center: np.ndarray          #: object centre (x, y)
-    contacts: np.ndarray        #: (2, 2) contact points
-    normals: np.ndarray         #: (2, 2) inward normals of the object
-    q: list[np.ndarray]         #: joint angles of fingers 1, 2 (pinocchio convention, counter-clockwise)
-    bases: np.ndarray           #: (2, 2)
-    elbows: np.ndarray          #: (2, 2)
-    tips: np.ndarray            #: (2, 2)
+    center: np.ndarray  #: object centre (x, y)
+    contacts: np.ndarray  #: (2, 2) contact points
+    normals: np.ndarray  #: (2, 2) inward normals of the object
+    q: list[np.ndarray]  #: joint angles of fingers 1, 2 (pinocchio convention, counter-clockwise)
+    bases: np.ndarray  #: (2, 2)
+    elbows: np.ndarray  #: (2, 2)
+    tips: np.ndarray  #: (2, 2)
 
 
 def hand_geometry(p: HandParameters) -> dict[str, Any]:
     """Object centre, contact points, normals, bases, elbows, tips and joint angles (finger 1 first)."""
     a, b, L = p.major_axis / 2, p.minor_axis / 2, p.link_length
     c, s = np.cos(p.psi), np.sin(p.psi)
-    rel = np.array([-a * c, -b * s])                      # contact 1 relative to the centre
+    rel = np.array([-a * c, -b * s])  # contact 1 relative to the centre
     n = np.array([c / a, s / b])
-    n /= np.linalg.norm(n)                                # inward normal (up and right)
-    d = np.array([-n[1], n[0]])                           # second link, from elbow to tip (up, outwards)
+    n /= np.linalg.norm(n)  # inward normal (up and right)
+    d = np.array([-n[1], n[0]])  # second link, from elbow to tip (up, outwards)
     base = np.array([-p.palm_length / 2, 0.0])
-    ex = rel[0] - p.s * d[0] - base[0]                    # elbow x relative to the base (centre at x = 0)
+    ex = rel[0] - p.s * d[0] - base[0]  # elbow x relative to the base (centre at x = 0)
     if abs(ex) >= L:
-        raise InvalidProblemError("psi", "no posture: the elbow cannot reach the second link's line "
-                                         "(change psi, s or the palm length)")
+        raise InvalidProblemError(
+            "psi", "no posture: the elbow cannot reach the second link's line (change psi, s or the palm length)"
+        )
     ey = np.sqrt(L * L - ex * ex)
-    h = ey - rel[1] + p.s * d[1]                           # centre height so that |elbow - base| = L
+    h = ey - rel[1] + p.s * d[1]  # centre height so that |elbow - base| = L
     center = np.array([0.0, h])
     p1 = center + rel
     elbow1 = base + np.array([ex, ey])
@@ -119,9 +120,15 @@ def hand_geometry(p: HandParameters) -> dict[str, Any]:
     q1[1] = np.arctan2(d[1], d[0]) - q1[0]
     mirror = np.array([-1.0, 1.0])
     q2 = np.array([np.pi - q1[0], -q1[1]])
-    out = {"center": center, "contacts": np.array([p1, p1 * mirror]), "normals": np.array([n, n * mirror]),
-           "bases": np.array([base, base * mirror]), "elbows": np.array([elbow1, elbow1 * mirror]),
-           "tips": np.array([tip1, tip1 * mirror]), "q": [q1, q2]}
+    out = {
+        "center": center,
+        "contacts": np.array([p1, p1 * mirror]),
+        "normals": np.array([n, n * mirror]),
+        "bases": np.array([base, base * mirror]),
+        "elbows": np.array([elbow1, elbow1 * mirror]),
+        "tips": np.array([tip1, tip1 * mirror]),
+        "q": [q1, q2],
+    }
     # the object must not overlap the first links or the palm
     for e, bs in zip(out["elbows"], out["bases"]):
         t = np.linspace(0.0, 1.0, 50)[:, None]
@@ -139,12 +146,20 @@ def _finger(p: HandParameters, base: np.ndarray, g: np.ndarray, name: str) -> Ma
     I = m * L * L / 12.0
     Tb = np.eye(4)
     Tb[:2, 3] = base
-    return Manipulator.from_dh(dh, masses=[m, m], coms=[[-L / 2, 0, 0]] * 2,
-                               inertias=[[1e-9, I, I, 0, 0, 0]] * 2, base=Tb, gravity=g, name=name)
+    return Manipulator.from_dh(
+        dh,
+        masses=[m, m],
+        coms=[[-L / 2, 0, 0]] * 2,
+        inertias=[[1e-9, I, I, 0, 0, 0]] * 2,
+        base=Tb,
+        gravity=g,
+        name=name,
+    )
 
 
-def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
-                    params: HandParameters | None = None, **overrides: Any) -> Hand:
+def two_finger_hand(
+    mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0, params: HandParameters | None = None, **overrides: Any
+) -> Hand:
     """The hand of Fig. 6 at rest with both contacts rolling, torques ``(tau1, tau2)`` (N m)."""
     if params is not None and not isinstance(params, HandParameters):
         raise InvalidProblemError("params", f"must be a HandParameters, got {type(params).__name__}")
@@ -152,8 +167,9 @@ def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
     if overrides:
         unknown = sorted(set(overrides) - set(HandParameters.__dataclass_fields__))
         if unknown:
-            raise InvalidProblemError(unknown[0], "is not a parameter of the hand; known: "
-                                      + ", ".join(HandParameters.__dataclass_fields__))
+            raise InvalidProblemError(
+                unknown[0], "is not a parameter of the hand; known: " + ", ".join(HandParameters.__dataclass_fields__)
+            )
         p = replace(p, **overrides)
     mu, tau1, tau2 = number(mu, "mu"), number(tau1, "tau1"), number(tau2, "tau2")
     if mu < 0:
@@ -170,11 +186,25 @@ def two_finger_hand(mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0,
         finger = _finger(p, geo["bases"][j], g3, f"finger{j + 1}")
         tau = sign * np.array([p.tau0, t_j], dtype=float)
         arms.append(Arm(finger, geo["q"][j], np.zeros(2), tau))
-        contacts.append(Contact(0, [*geo["contacts"][j], 0.0], [*geo["normals"][j], 0.0], float(mu),
-                                other=Link(j, 1), name=f"C{j + 1}"))
+        contacts.append(
+            Contact(
+                0, [*geo["contacts"][j], 0.0], [*geo["normals"][j], 0.0], float(mu), other=Link(j, 1), name=f"C{j + 1}"
+            )
+        )
     system = MultibodySystem([obj], contacts, arms, planar=True)
-    return Hand(system, p, float(mu), (float(tau1), float(tau2)), geo["center"], geo["contacts"],
-                geo["normals"], geo["q"], geo["bases"], geo["elbows"], geo["tips"])
+    return Hand(
+        system,
+        p,
+        float(mu),
+        (float(tau1), float(tau2)),
+        geo["center"],
+        geo["contacts"],
+        geo["normals"],
+        geo["q"],
+        geo["bases"],
+        geo["elbows"],
+        geo["tips"],
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -206,8 +236,16 @@ def _paper_names(out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | None = None, tol: float = DEFAULT_TOL,
-                mode_tol: float | None = None, model: Any = None) -> dict[str, np.ndarray]:
+def hand_states(
+    tau1: Any,
+    tau2: Any,
+    *,
+    mu: float,
+    params: HandParameters | None = None,
+    tol: float = DEFAULT_TOL,
+    mode_tol: float | None = None,
+    model: Any = None,
+) -> dict[str, np.ndarray]:
     """The verdict, modes and object acceleration at each ``(tau1[k], tau2[k])`` (one batch;
     :func:`contactcp.analysis.modemap.effort_states`).  ``model`` overrides :func:`hand_model`."""
     from contactcp.analysis.modemap import effort_states
@@ -218,14 +256,32 @@ def hand_states(tau1: Any, tau2: Any, *, mu: float, params: HandParameters | Non
     return _paper_names(out)
 
 
-def hand_map(mu: float, tau1: Any, tau2: Any, *, params: HandParameters | None = None, tol: float = DEFAULT_TOL,
-             workers: int | None = None, executor: Any = None, chunk_size: int | None = None, progress: bool = True):
+def hand_map(
+    mu: float,
+    tau1: Any,
+    tau2: Any,
+    *,
+    params: HandParameters | None = None,
+    tol: float = DEFAULT_TOL,
+    workers: int | None = None,
+    executor: Any = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+):
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
     :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`)."""
     from contactcp.analysis.modemap import effort_map
 
     mu = number(mu, "mu")
-    table = effort_map(hand_model(mu, params), {"tau1": tau1, "tau2": tau2}, tol=tol, workers=workers,
-                       executor=executor, chunk_size=chunk_size, progress=progress, desc=f"mode map mu={mu:g}")
+    table = effort_map(
+        hand_model(mu, params),
+        {"tau1": tau1, "tau2": tau2},
+        tol=tol,
+        workers=workers,
+        executor=executor,
+        chunk_size=chunk_size,
+        progress=progress,
+        desc=f"mode map mu={mu:g}",
+    )
     table.rename({"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha"}, drop=("vdot3", "vdot4", "vdot5"))
     return table

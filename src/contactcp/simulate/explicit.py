@@ -24,21 +24,23 @@ def _moved(body: RigidBody, **changes) -> RigidBody:
     return dataclasses.replace(body, **changes)
 
 
-def euler_step(bodies: list[RigidBody], arms: list[Arm], Vdot: np.ndarray, h: float) -> tuple[list[RigidBody], list[Arm]]:
+def euler_step(
+    bodies: list[RigidBody], arms: list[Arm], Vdot: np.ndarray, h: float
+) -> tuple[list[RigidBody], list[Arm]]:
     """One semi-implicit Euler step of length ``h``: velocities first (``V += h dV/dt``), then positions
     from the new velocities; orientations by the exponential map.  ``Vdot`` is ordered as the
     system's velocity: 6 per body (linear, angular), then each arm's joints."""
     out_b, off = [], 0
     for b in bodies:
-        v = b.v + h * Vdot[off:off + 3]
-        w = b.omega + h * Vdot[off + 3:off + 6]
+        v = b.v + h * Vdot[off : off + 3]
+        w = b.omega + h * Vdot[off + 3 : off + 6]
         R = Rotation.from_rotvec(h * w).as_matrix() @ b.R
         out_b.append(_moved(b, R=R, p=b.p + h * v, v=v, omega=w))
         off += 6
     out_a = []
     for a in arms:
         n = a.manipulator.n
-        qd = np.asarray(a.qdot, dtype=float) + h * Vdot[off:off + n]
+        qd = np.asarray(a.qdot, dtype=float) + h * Vdot[off : off + n]
         out_a.append(dataclasses.replace(a, q=np.asarray(a.q, dtype=float) + h * qd, qdot=qd))
         off += n
     return out_b, out_a
@@ -48,12 +50,12 @@ def with_velocities(bodies: list[RigidBody], arms: list[Arm], V: np.ndarray) -> 
     """The bodies and arms with the generalised velocity ``V`` (same order as :func:`euler_step`)."""
     out_b, off = [], 0
     for b in bodies:
-        out_b.append(_moved(b, v=V[off:off + 3].copy(), omega=V[off + 3:off + 6].copy()))
+        out_b.append(_moved(b, v=V[off : off + 3].copy(), omega=V[off + 3 : off + 6].copy()))
         off += 6
     out_a = []
     for a in arms:
         n = a.manipulator.n
-        out_a.append(dataclasses.replace(a, qdot=V[off:off + n].copy()))
+        out_a.append(dataclasses.replace(a, qdot=V[off : off + n].copy()))
         off += n
     return out_b, out_a
 

@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 
 from contactcp import settings
-from contactcp.settings import DEFAULT_TOL
-from contactcp.solvers.registry import solve
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.formulations.laws import formulate, friction_laws
 from contactcp.formulations.theorem2 import theorem2
@@ -26,7 +24,9 @@ from contactcp.interpret.dynamic import ContactOutcome, check_dynamic, classify
 from contactcp.models.system import ContactDynamics, MultibodySystem
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Result
+from contactcp.settings import DEFAULT_TOL
 from contactcp.simulate.result import PipelineResult
+from contactcp.solvers.registry import solve
 
 __all__ = ["DynamicResult", "solve_dynamic", "solve_cone", "CHECK_TOL", "FRICTION_LAWS"]
 
@@ -68,34 +68,50 @@ class DynamicResult(PipelineResult):
         return None if not self.contacts else np.concatenate([o.a for o in self.contacts])
 
     def _facts(self) -> dict[str, Any]:
-        return {"friction": self.friction, "contacts": len(self.dynamics.names), "residual": self.residual,
-                "check": float(self.max_violation)}
+        return {
+            "friction": self.friction,
+            "contacts": len(self.dynamics.names),
+            "residual": self.residual,
+            "check": float(self.max_violation),
+        }
 
     def _details(self) -> list[str]:
         lines = [f"  Theorem 2 (full column rank, A~ positive definite): {self.theorem2.get('holds')}"]
         if self.contacts and not self.success:
             lines.append("  no certified solution: the values below are the solver's last iterate")
         for o in self.contacts:
-            lines.append(f"  {o.name:6s} c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
-                         f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}")
+            lines.append(
+                f"  {o.name:6s} c = [{', '.join(f'{v: .5g}' for v in o.c)}]  "
+                f"a = [{', '.join(f'{v: .5g}' for v in o.a)}]  {o.mode:8s} {o.transition}"
+            )
         return lines
 
     def _extra_dict(self) -> dict[str, Any]:
-        return {"max_violation": float(self.max_violation), "friction": self.friction, "theorem2": self.theorem2,
-                "contacts": [o.to_dict() for o in self.contacts]}
+        return {
+            "max_violation": float(self.max_violation),
+            "friction": self.friction,
+            "theorem2": self.theorem2,
+            "contacts": [o.to_dict() for o in self.contacts],
+        }
 
 
-def solve_cone(problem: FrictionContactProblem, method: str | None = None, tol: float = DEFAULT_TOL,
-               **options: Any) -> Result:
+def solve_cone(
+    problem: FrictionContactProblem, method: str | None = None, tol: float = DEFAULT_TOL, **options: Any
+) -> Result:
     """Solve a Coulomb-cone problem: :func:`contactcp.solve` (``method=None`` runs the default
     chain: semismooth Newton, the proximal-point method, then NSGS while the answers are
     inconclusive)."""
     return solve(problem, method, tol=tol, **options)
 
 
-def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "pyramid",
-                  method: str | None = None, tol: float = DEFAULT_TOL, check_tol: float = CHECK_TOL,
-                  **options: Any) -> DynamicResult:
+def solve_dynamic(
+    system: MultibodySystem | ContactDynamics,
+    friction: str = "pyramid",
+    method: str | None = None,
+    tol: float = DEFAULT_TOL,
+    check_tol: float = CHECK_TOL,
+    **options: Any,
+) -> DynamicResult:
     """Contact forces, relative accelerations and modes of a contact state.
 
     ``friction`` names a registered friction law (:func:`contactcp.formulations.laws.friction_laws`):
@@ -111,8 +127,9 @@ def solve_dynamic(system: MultibodySystem | ContactDynamics, friction: str = "py
     original conditions by :func:`contactcp.interpret.dynamic.check_dynamic`.
     """
     if not isinstance(system, (MultibodySystem, ContactDynamics)):
-        raise InvalidProblemError("system", f"must be a MultibodySystem or ContactDynamics, "
-                                            f"got {type(system).__name__}")
+        raise InvalidProblemError(
+            "system", f"must be a MultibodySystem or ContactDynamics, got {type(system).__name__}"
+        )
     if isinstance(check_tol, bool) or not isinstance(check_tol, (int, float)) or not check_tol > 0:
         raise InvalidOptionError("check_tol", f"must be a positive number, got {check_tol!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system

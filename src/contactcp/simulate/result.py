@@ -66,8 +66,15 @@ class PipelineResult:
 
     def to_dict(self) -> dict[str, Any]:
         r = self.result
-        out = {"status": self.status.name, "success": self.success, "method": self.method,
-               "residual": self.residual, "iterations": r.iterations, "time": r.time, "message": r.message}
+        out = {
+            "status": self.status.name,
+            "success": self.success,
+            "method": self.method,
+            "residual": self.residual,
+            "iterations": r.iterations,
+            "time": r.time,
+            "message": r.message,
+        }
         out.update(self._extra_dict())
         return out
 
@@ -83,8 +90,11 @@ class PipelineResult:
     def _repr_html_(self) -> str:
         rows = [("status", self.status.name), ("method", self.method), ("message", self.result.message)]
         rows += [(k, _fmt(v)) for k, v in self._facts().items()]
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                       f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in rows)
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in rows
+        )
         return f"<table><caption>{type(self).__name__}</caption>{body}</table>"
 
 

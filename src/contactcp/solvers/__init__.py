@@ -9,8 +9,30 @@
 * :mod:`~contactcp.solvers.catalog` lists every method module; it is imported on first use.
 """
 
-from contactcp.solvers.registry import (Raw, boolean, choice, default_chain, integer, method_info, methods, real,
-                                        register, solve, vector)
+from contactcp.solvers.registry import (
+    Raw,
+    boolean,
+    choice,
+    default_chain,
+    integer,
+    method_info,
+    methods,
+    real,
+    register,
+    solve,
+    vector,
+)
 
-__all__ = ["solve", "methods", "method_info", "default_chain", "register", "Raw", "integer", "real", "boolean",
-           "choice", "vector"]
+__all__ = [
+    "solve",
+    "methods",
+    "method_info",
+    "default_chain",
+    "register",
+    "Raw",
+    "integer",
+    "real",
+    "boolean",
+    "choice",
+    "vector",
+]

@@ -14,16 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.settings import DEFAULT_TOL
-from contactcp.solvers.registry import solve
 from contactcp._validate import _all_finite, real_array
 from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from contactcp.problems import LCP
 from contactcp.problems._base import linear_residual
 from contactcp.problems._kernels import lcp_residual_batch
 from contactcp.result import Certificate, Status
+from contactcp.settings import DEFAULT_TOL
 from contactcp.solvers.lcp import lemke_kernel as K
 from contactcp.solvers.lcp.certificates import lcp_farkas
+from contactcp.solvers.registry import solve
 
 __all__ = ["BatchResult", "solve_batch"]
 
@@ -76,9 +76,18 @@ class BatchResult:
         return f"BatchResult(K={len(self)}, method={self.method!r}, {self.count()}, time={self.time:.3g}s)"
 
 
-def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL, *, d: Any = None,
-                max_iter: int | None = None, piv_tol: float = 1e-11, lexicographic: bool = True,
-                check_every: int = 16) -> BatchResult:
+def solve_batch(
+    M: Any,
+    q: Any,
+    method: str = "lemke",
+    tol: float = DEFAULT_TOL,
+    *,
+    d: Any = None,
+    max_iter: int | None = None,
+    piv_tol: float = 1e-11,
+    lexicographic: bool = True,
+    check_every: int = 16,
+) -> BatchResult:
     """Solve ``K`` LCPs ``(M[k], q[k])`` of the same size ``n``.
 
     Parameters
@@ -110,16 +119,18 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
         max_iter = max(1000, 50 * n)
     elif isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise InvalidOptionError("max_iter", f"must be a positive integer, got {max_iter!r}")
-    if isinstance(piv_tol, (bool, np.bool_)) or not isinstance(piv_tol, (int, float, np.integer, np.floating)) \
-            or not 0 < piv_tol < 1:
+    if (
+        isinstance(piv_tol, (bool, np.bool_))
+        or not isinstance(piv_tol, (int, float, np.integer, np.floating))
+        or not 0 < piv_tol < 1
+    ):
         raise InvalidOptionError("piv_tol", f"must be a number in (0, 1), got {piv_tol!r}")
     if isinstance(check_every, (bool, np.bool_)) or not isinstance(check_every, (int, np.integer)) or check_every < 1:
         raise InvalidOptionError("check_every", f"must be a positive integer, got {check_every!r}")
     t0 = time.perf_counter()
-    Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic),
-                                              int(check_every))
+    Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic), int(check_every))
     W, values, needs = lcp_residual_batch(M, q, Z)
-    for k in np.flatnonzero(needs):        # rows floating point could not decide: exactly
+    for k in np.flatnonzero(needs):  # rows floating point could not decide: exactly
         res, W[k] = linear_residual(M[k], q[k], Z[k], np.zeros(n, dtype=bool))
         values[k] = res.value
     status = np.empty(Kp, dtype=np.int64)
@@ -141,15 +152,32 @@ def solve_batch(M: Any, q: Any, method: str = "lemke", tol: float = DEFAULT_TOL,
     # the single-problem Lemke, with its restarts, equilibration and certificates
     again = np.flatnonzero((status != idx[Status.SOLVED]) & (status != idx[Status.NO_SOLUTION]))
     for k in again:
-        res = solve(LCP(M[k], q[k]), "lemke", tol, d=None if d is None else dv, max_iter=max_iter,
-                    piv_tol=float(piv_tol), lexicographic=bool(lexicographic), check_every=int(check_every))
+        res = solve(
+            LCP(M[k], q[k]),
+            "lemke",
+            tol,
+            d=None if d is None else dv,
+            max_iter=max_iter,
+            piv_tol=float(piv_tol),
+            lexicographic=bool(lexicographic),
+            check_every=int(check_every),
+        )
         if res.status is Status.SOLVED:
             Z[k], W[k], values[k], status[k] = res.x, res.w, res.residual.value, idx[Status.SOLVED]
         elif res.status is Status.NO_SOLUTION and res.certificate is not None and res.certificate.verified:
             certs[int(k)], status[k] = res.certificate, idx[Status.NO_SOLUTION]
         pivots[k] += res.iterations
-    return BatchResult(x=Z, w=W, status=status, residual=values, iterations=pivots,
-                       time=time.perf_counter() - t0, method="lemke", tol=float(tol), certificates=certs)
+    return BatchResult(
+        x=Z,
+        w=W,
+        status=status,
+        residual=values,
+        iterations=pivots,
+        time=time.perf_counter() - t0,
+        method="lemke",
+        tol=float(tol),
+        certificates=certs,
+    )
 
 
 def _array(value: Any, field: str, ndim: int | None) -> np.ndarray:

@@ -16,11 +16,9 @@ from contactcp.solvers.ucp import bilinear, exact  # noqa: F401
 from contactcp.solvers.ucp import enumerate as ucp_enumerate  # noqa: F401
 
 # the default chains: each method runs while the answers are inconclusive (contactcp.solve)
-registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}),
-                           finish=finish_linear)
+registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), finish=finish_linear)
 registry.set_default_chain(MixedLCP, "lemke", "merit", finish=finish_linear)
 registry.set_default_chain(BoxLCP, "lemke")
-registry.set_default_chain(FrictionContactProblem, "newton", ("prox", {"restarts": 6}),
-                           ("nsgs", {"max_sweeps": 5000}))
+registry.set_default_chain(FrictionContactProblem, "newton", ("prox", {"restarts": 6}), ("nsgs", {"max_sweeps": 5000}))
 registry.set_default_chain(UCP, "bilinear", "exact")
 registry.set_default_chain(MixedNCP, "merit")

@@ -13,8 +13,9 @@ from __future__ import annotations
 import inspect
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,8 +23,22 @@ from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemE
 from contactcp.problems import Problem
 from contactcp.result import Certificate, Result, Status
 
-__all__ = ["Raw", "register", "solve", "methods", "method_info", "methods_for", "default_chain", "set_default_chain", "DEFAULT_TOL", "integer", "real", "boolean",
-           "choice", "vector"]
+__all__ = [
+    "Raw",
+    "register",
+    "solve",
+    "methods",
+    "method_info",
+    "methods_for",
+    "default_chain",
+    "set_default_chain",
+    "DEFAULT_TOL",
+    "integer",
+    "real",
+    "boolean",
+    "choice",
+    "vector",
+]
 
 from contactcp.settings import DEFAULT_TOL  # noqa: E402  (re-exported)
 
@@ -48,9 +63,9 @@ class MethodSpec:
     func: Callable[..., Raw]
     description: str
     options: tuple[str, ...]
-    option_types: dict[str, tuple[str, bool]] = field(default_factory=dict)   # option -> (type, may be None)
-    checks: dict[str, "Opt"] = field(default_factory=dict)                    # option -> declared check
-    applies_to: Callable[[Problem], str] | None = None                        # "" or why it does not apply
+    option_types: dict[str, tuple[str, bool]] = field(default_factory=dict)  # option -> (type, may be None)
+    checks: dict[str, Opt] = field(default_factory=dict)  # option -> declared check
+    applies_to: Callable[[Problem], str] | None = None  # "" or why it does not apply
 
     def applies(self, problem: Problem) -> bool:
         return isinstance(problem, self.problem_types) and not self.why_not(problem)
@@ -72,11 +87,15 @@ class MethodSpec:
             kind, nullable = self.option_types.get(key, (None, True))
             if kind is None or (value is None and nullable):
                 continue
-            number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-            ok = {"bool": isinstance(value, (bool, np.bool_)),
-                  "int": number and isinstance(value, (int, np.integer)),
-                  "float": number and not math.isnan(value),
-                  "str": isinstance(value, str)}[kind]
+            number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+                value, (bool, np.bool_)
+            )
+            ok = {
+                "bool": isinstance(value, (bool, np.bool_)),
+                "int": number and isinstance(value, (int, np.integer)),
+                "float": number and not math.isnan(value),
+                "str": isinstance(value, str),
+            }[kind]
             if not ok:
                 what = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string"}[kind]
                 raise InvalidOptionError(key, f"must be {what} for method {self.name!r}, got {value!r}")
@@ -88,8 +107,19 @@ class Opt:
 
     __slots__ = ("kind", "lo", "hi", "lo_open", "hi_open", "none", "values", "size", "positive")
 
-    def __init__(self, kind: str, *, lo=None, hi=None, lo_open=False, hi_open=False, none=False, values=(),
-                 size="n", positive=False):
+    def __init__(
+        self,
+        kind: str,
+        *,
+        lo=None,
+        hi=None,
+        lo_open=False,
+        hi_open=False,
+        none=False,
+        values=(),
+        size="n",
+        positive=False,
+    ):
         self.kind, self.lo, self.hi, self.lo_open, self.hi_open = kind, lo, hi, lo_open, hi_open
         self.none, self.values, self.size, self.positive = none, tuple(values), size, positive
 
@@ -99,8 +129,11 @@ class Opt:
         elif self.kind == "bool":
             what = "True or False"
         elif self.kind == "vector":
-            what = {"n": "a finite vector of the problem's size", "n_c": "a finite vector of length n_c",
-                    "scalar_or_n_c": "a finite number or a vector of length n_c"}[self.size]
+            what = {
+                "n": "a finite vector of the problem's size",
+                "n_c": "a finite vector of length n_c",
+                "scalar_or_n_c": "a finite number or a vector of length n_c",
+            }[self.size]
             if self.positive:
                 what = what.replace("finite", "positive finite")
         else:
@@ -165,8 +198,14 @@ def integer(lo: int | None = None, hi: int | None = None, *, none: bool = False)
     return Opt("int", lo=lo, hi=hi, none=none)
 
 
-def real(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
-         none: bool = False) -> Opt:
+def real(
+    lo: float | None = None,
+    hi: float | None = None,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    none: bool = False,
+) -> Opt:
     return Opt("float", lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, none=none)
 
 
@@ -186,14 +225,21 @@ _REGISTRY: dict[str, list[MethodSpec]] = {}
 _DEFAULTS: dict[type, str] = {}
 
 
-def register(name: str, *problem_types: type, description: str = "", default: bool = False,
-             options: dict[str, Opt] | None = None, applies: Callable[[Problem], str] | None = None):
+def register(
+    name: str,
+    *problem_types: type,
+    description: str = "",
+    default: bool = False,
+    options: dict[str, Opt] | None = None,
+    applies: Callable[[Problem], str] | None = None,
+):
     """Decorator: register ``func(problem, tol, **options) -> Raw`` as method ``name``.
 
     ``options`` declares how options are checked (:func:`integer`, :func:`real`, :func:`boolean`,
     :func:`choice`, :func:`vector`); undeclared ones are type-checked from their annotations.
     ``applies(problem)`` returns why the method cannot run on an instance ("" when it can):
     :func:`methods` lists a method only where it applies."""
+
     def deco(func: Callable[..., Raw]) -> Callable[..., Raw]:
         params = inspect.signature(func).parameters
         opts = tuple(p for p in params if p not in ("problem", "tol"))
@@ -216,6 +262,7 @@ def register(name: str, *problem_types: type, description: str = "", default: bo
             for t in problem_types:
                 _DEFAULTS[t] = name
         return func
+
     return deco
 
 
@@ -226,6 +273,7 @@ def _ensure_loaded() -> None:
     global _LOADED
     if not _LOADED:
         from contactcp.solvers import catalog  # noqa: F401  (importing registers the methods)
+
         _LOADED = True
 
 
@@ -255,8 +303,11 @@ _CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
 _FINISHERS: dict[type, Callable[[Problem, np.ndarray], np.ndarray | None]] = {}
 
 
-def set_default_chain(problem_type: type, *steps: str | tuple[str, dict[str, Any]],
-                      finish: Callable[[Problem, np.ndarray], np.ndarray | None] | None = None) -> None:
+def set_default_chain(
+    problem_type: type,
+    *steps: str | tuple[str, dict[str, Any]],
+    finish: Callable[[Problem, np.ndarray], np.ndarray | None] | None = None,
+) -> None:
     """Declare the default chain of a problem type: the methods :func:`solve` tries, in order, when no
     method is named (each step a name, or ``(name, options)``).  ``finish(problem, x)`` may propose
     a better point from an inconclusive attempt's ``x`` (e.g. an active-set polish); the proposal
@@ -272,8 +323,9 @@ def default_chain(problem: Problem) -> list[tuple[str, dict[str, Any]]]:
     _ensure_loaded()
     for t in type(problem).__mro__:
         if t in _CHAINS:
-            steps = [(name, opts) for name, opts in _CHAINS[t]
-                     if any(sp.applies(problem) for sp in _REGISTRY.get(name, []))]
+            steps = [
+                (name, opts) for name, opts in _CHAINS[t] if any(sp.applies(problem) for sp in _REGISTRY.get(name, []))
+            ]
             if steps:
                 return steps
     return [(default_method(problem), {})]
@@ -331,7 +383,9 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
     if not _LOADED:
         _ensure_loaded()
     if not isinstance(problem, Problem):
-        raise InvalidProblemError("problem", f"must be a contactcp problem (LCP, UCP, ...), got {type(problem).__name__}")
+        raise InvalidProblemError(
+            "problem", f"must be a contactcp problem (LCP, UCP, ...), got {type(problem).__name__}"
+        )
     if type(tol) is not float or not 0.0 < tol < math.inf:
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
@@ -344,8 +398,9 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
     if options:
         for key in options:
             if key not in spec.options:
-                raise InvalidOptionError(key, f"not accepted by method {spec.name!r}; accepted: "
-                                              f"{', '.join(spec.options) or 'none'}")
+                raise InvalidOptionError(
+                    key, f"not accepted by method {spec.name!r}; accepted: {', '.join(spec.options) or 'none'}"
+                )
         options = spec.validate(options, problem)
     t0 = time.perf_counter()
     try:
@@ -372,24 +427,40 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
             except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError):
                 x = None
             if x is not None:
-                done = certify(problem, Raw(x, Status.INACCURATE, res.iterations,
-                                            f"{res.message} (then an active-set polish)"), tol,
-                               f"{res.method}+polish", res.time + time.perf_counter() - t1)
+                done = certify(
+                    problem,
+                    Raw(x, Status.INACCURATE, res.iterations, f"{res.message} (then an active-set polish)"),
+                    tol,
+                    f"{res.method}+polish",
+                    res.time + time.perf_counter() - t1,
+                )
                 if done.status is Status.SOLVED:
                     res = done
         tried.append(res)
-        if res.status is Status.SOLVED or (res.status is Status.NO_SOLUTION and res.certificate is not None
-                                           and res.certificate.verified):
+        if res.status is Status.SOLVED or (
+            res.status is Status.NO_SOLUTION and res.certificate is not None and res.certificate.verified
+        ):
             break
     else:
-        res = min(tried, key=lambda r: (r.residual is None or not math.isfinite(r.residual.value),
-                                        math.inf if r.residual is None else r.residual.value))
-    res.stats["chain"] = [{"method": r.method, "status": r.status.name,
-                           "residual": None if r.residual is None else float(r.residual.value),
-                           "time": r.time, "message": r.message} for r in tried]
+        res = min(
+            tried,
+            key=lambda r: (
+                r.residual is None or not math.isfinite(r.residual.value),
+                math.inf if r.residual is None else r.residual.value,
+            ),
+        )
+    res.stats["chain"] = [
+        {
+            "method": r.method,
+            "status": r.status.name,
+            "residual": None if r.residual is None else float(r.residual.value),
+            "time": r.time,
+            "message": r.message,
+        }
+        for r in tried
+    ]
     if len(tried) > 1:
-        res.message = (f"{res.message} [default chain: "
-                       + "; ".join(f"{r.method} {r.status.name}" for r in tried) + "]")
+        res.message = f"{res.message} [default chain: " + "; ".join(f"{r.method} {r.status.name}" for r in tried) + "]"
     res.time = time.perf_counter() - t0
     return res
 
@@ -409,11 +480,14 @@ def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float)
         elif status is Status.SOLVED:
             if not residual.value <= tol:
                 status = Status.INACCURATE
-                message = (f"solver stopped but the independent residual {residual.value:.3e} "
-                           f"exceeds tol {tol:.1e}" + (f" ({message})" if message else ""))
+                message = f"solver stopped but the independent residual {residual.value:.3e} exceeds tol {tol:.1e}" + (
+                    f" ({message})" if message else ""
+                )
         elif status in (Status.INACCURATE, Status.ITERATION_LIMIT) and residual.value <= tol:
-            message = (f"{status.name.lower()} per the solver, but the independent residual "
-                       f"{residual.value:.3e} is within tol" + (f" ({message})" if message else ""))
+            message = (
+                f"{status.name.lower()} per the solver, but the independent residual "
+                f"{residual.value:.3e} is within tol" + (f" ({message})" if message else "")
+            )
             status = Status.SOLVED
     elif status is Status.SOLVED:
         status = Status.NUMERICAL_FAILURE

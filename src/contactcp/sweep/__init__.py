@@ -51,9 +51,9 @@ import pickle
 import queue
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -91,9 +91,17 @@ def _fmt_point(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in point.items())
 
 
-def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = False,
-          executor: Any = None, workers: int | None = None, chunk_size: int | None = None,
-          progress: bool = True, desc: str | None = None) -> Table:
+def sweep(
+    fn: Callable[..., Mapping[str, Any]],
+    pts: Points,
+    *,
+    batched: bool = False,
+    executor: Any = None,
+    workers: int | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> Table:
     """Evaluate ``fn`` at every point of ``pts``, in chunks, in parallel.
 
     Parameters
@@ -170,8 +178,11 @@ def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = 
     if chunk_size is None:
         chunk_size = max(1, min(_MAX_CHUNK, math.ceil(n / (_CHUNKS_PER_WORKER * n_workers))))
     bounds = [(a, min(a + chunk_size, n)) for a in range(0, n, chunk_size)]
-    name = getattr(fn, "__qualname__", None) or getattr(getattr(fn, "func", None), "__qualname__", None) \
+    name = (
+        getattr(fn, "__qualname__", None)
+        or getattr(getattr(fn, "func", None), "__qualname__", None)
         or type(fn).__name__
+    )
     start_method = fallback
     if own_pool:
         _check_picklable(fn)
@@ -200,13 +211,22 @@ def sweep(fn: Callable[..., Mapping[str, Any]], pts: Points, *, batched: bool = 
         if own_pool:
             executor.shutdown(wait=True, cancel_futures=True)
         elapsed = time.perf_counter() - t0
-        bar.close(f"{desc or name}: {n} points in {elapsed:.2f} s "
-                  f"({n_workers} worker{'s' if n_workers != 1 else ''}, {len(bounds)} chunks of <= {chunk_size})",
-                  ok)
-    meta = {"elapsed": elapsed, "workers": n_workers, "chunk_size": chunk_size, "n_chunks": len(bounds),
-            "n_points": n, "batched": bool(batched), "fn": name,
-            "executor": None if (executor is None) else type(executor).__name__,
-            "start_method": start_method}
+        bar.close(
+            f"{desc or name}: {n} points in {elapsed:.2f} s "
+            f"({n_workers} worker{'s' if n_workers != 1 else ''}, {len(bounds)} chunks of <= {chunk_size})",
+            ok,
+        )
+    meta = {
+        "elapsed": elapsed,
+        "workers": n_workers,
+        "chunk_size": chunk_size,
+        "n_chunks": len(bounds),
+        "n_points": n,
+        "batched": bool(batched),
+        "fn": name,
+        "executor": None if (executor is None) else type(executor).__name__,
+        "start_method": start_method,
+    }
     return Table(table_cols, coords=pts.columns, shape=pts.shape, meta=meta)
 
 
@@ -221,16 +241,24 @@ def _main_reimportable() -> bool:
 
 def _check_picklable(fn: Callable) -> None:
     target = getattr(fn, "func", fn)
-    if getattr(target, "__module__", None) == "__main__" and \
-            getattr(sys.modules.get("__main__"), "__file__", None) is None:
-        raise InvalidOptionError("fn", f"{getattr(target, '__qualname__', target)!r} is defined in an interactive "
-                                       "session, which worker processes cannot import: define it in a module, "
-                                       "or pass workers=1")
+    if (
+        getattr(target, "__module__", None) == "__main__"
+        and getattr(sys.modules.get("__main__"), "__file__", None) is None
+    ):
+        raise InvalidOptionError(
+            "fn",
+            f"{getattr(target, '__qualname__', target)!r} is defined in an interactive "
+            "session, which worker processes cannot import: define it in a module, "
+            "or pass workers=1",
+        )
     try:
         pickle.dumps(fn)
     except Exception as exc:  # noqa: BLE001
-        raise InvalidOptionError("fn", f"cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
-                                       "use a top-level function of a module, or workers=1") from None
+        raise InvalidOptionError(
+            "fn",
+            f"cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
+            "use a top-level function of a module, or workers=1",
+        ) from None
 
 
 def _run_parallel(executor, fn, pts, bounds, batched, results, bar, cancel_on_error: bool) -> None:
@@ -248,8 +276,12 @@ def _run_parallel(executor, fn, pts, bounds, batched, results, bar, cancel_on_er
             try:
                 res = futures[k].result()
             except Exception as exc:  # noqa: BLE001 - the executor failed, not fn
-                raise SweepError(f"chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}) failed in the "
-                                 f"executor: {type(exc).__name__}: {exc}", point=pts[a], chunk=(a, b)) from exc
+                raise SweepError(
+                    f"chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}) failed in the "
+                    f"executor: {type(exc).__name__}: {exc}",
+                    point=pts[a],
+                    chunk=(a, b),
+                ) from exc
             if isinstance(res, _ChunkFailure):
                 _raise_failure(res, pts, k, a, b, remote=True)
             results[k] = res
@@ -269,12 +301,16 @@ def _raise_failure(res: _ChunkFailure, pts: Points, k: int, a: int, b: int, remo
     if remote and cause is not None and cause.__traceback__ is None:
         cause.__cause__ = _RemoteTraceback(f'\n"""\n{res.tb}"""')
     if res.index is None:
-        raise SweepError(f"fn failed on chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}): "
-                         f"{res.message}", point=pts[a], chunk=(a, b)) from cause
+        raise SweepError(
+            f"fn failed on chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}): {res.message}",
+            point=pts[a],
+            chunk=(a, b),
+        ) from cause
     i = a + res.index
     point = pts[i]
-    raise SweepError(f"fn failed at point {i} ({_fmt_point(point)}): {res.message}",
-                     index=i, point=point, chunk=(a, b)) from cause
+    raise SweepError(
+        f"fn failed at point {i} ({_fmt_point(point)}): {res.message}", index=i, point=point, chunk=(a, b)
+    ) from cause
 
 
 def _assemble(pts: Points, bounds, results) -> dict[str, np.ndarray]:
@@ -286,8 +322,11 @@ def _assemble(pts: Points, bounds, results) -> dict[str, np.ndarray]:
     for k, res in enumerate(results[1:], start=1):
         if res.keys() != first.keys():
             a, b = bounds[k]
-            raise SweepError(f"fn returned columns {sorted(res)} on chunk {k} (points {a}..{b - 1}) "
-                             f"but {sorted(first)} on chunk 0", point=pts[a], chunk=(a, b))
+            raise SweepError(
+                f"fn returned columns {sorted(res)} on chunk {k} (points {a}..{b - 1}) but {sorted(first)} on chunk 0",
+                point=pts[a],
+                chunk=(a, b),
+            )
     for key in first:
         parts = [res[key] for res in results]
         shapes = {p.shape[1:] for p in parts}

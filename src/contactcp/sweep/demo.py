@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+
 def demo_point(**coords: float) -> dict[str, Any]:
     """Test helper (importable by worker processes): a deterministic per-point function.
 
@@ -16,8 +17,12 @@ def demo_point(**coords: float) -> dict[str, Any]:
     values = list(coords.values())
     if any(v != v for v in values):
         raise ValueError("NaN coordinate")
-    return {"s": math.fsum(values), "p": math.prod(values), "v": np.array(values, dtype=float),
-            "big": math.fsum(values) > 0}
+    return {
+        "s": math.fsum(values),
+        "p": math.prod(values),
+        "v": np.array(values, dtype=float),
+        "big": math.fsum(values) > 0,
+    }
 
 
 def demo_batch(**columns: np.ndarray) -> dict[str, np.ndarray]:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import sys
 import time
 
-
-
-
 # --------------------------------------------------------------------------- progress
 
 
@@ -24,6 +21,7 @@ class _Progress:
         if self.tty:
             try:
                 from tqdm.auto import tqdm
+
                 self.bar = tqdm(total=total, desc=desc, unit="pt", file=sys.stderr, dynamic_ncols=True)
             except ImportError:
                 self._draw()
@@ -43,8 +41,9 @@ class _Progress:
         width = 30
         fill = int(round(frac * width))
         el = time.perf_counter() - self.t0
-        sys.stderr.write(f"\r{self.desc}: {frac:4.0%} |{'#' * fill}{' ' * (width - fill)}| "
-                         f"{self.done}/{self.total} [{el:.1f} s]")
+        sys.stderr.write(
+            f"\r{self.desc}: {frac:4.0%} |{'#' * fill}{' ' * (width - fill)}| {self.done}/{self.total} [{el:.1f} s]"
+        )
         sys.stderr.flush()
 
     def close(self, summary: str, ok: bool) -> None:

@@ -40,8 +40,14 @@ class Table:
     meta : dict, optional
     """
 
-    def __init__(self, columns: Mapping[str, Any], *, coords: tuple[str, ...] | list[str] = (),
-                 shape: tuple[int, ...] | None = None, meta: dict | None = None):
+    def __init__(
+        self,
+        columns: Mapping[str, Any],
+        *,
+        coords: tuple[str, ...] | list[str] = (),
+        shape: tuple[int, ...] | None = None,
+        meta: dict | None = None,
+    ):
         cols = {str(k): np.asarray(v) for k, v in columns.items()}
         if not cols:
             raise InvalidProblemError("columns", "a table needs at least one column")
@@ -86,11 +92,11 @@ class Table:
         def label(name):
             c = self._cols[name]
             return name + (f"[{','.join(map(str, c.shape[1:]))}]" if c.ndim > 1 else "")
-        rest = [label(c) for c in self._cols if c not in self.coords]
-        return (f"Table({len(self)} rows, shape {self.shape}; {', '.join(map(label, self.coords))}"
-                f" | {', '.join(rest)})")
 
-    def rename(self, names: Mapping[str, str], drop: tuple[str, ...] = ()) -> "Table":
+        rest = [label(c) for c in self._cols if c not in self.coords]
+        return f"Table({len(self)} rows, shape {self.shape}; {', '.join(map(label, self.coords))} | {', '.join(rest)})"
+
+    def rename(self, names: Mapping[str, str], drop: tuple[str, ...] = ()) -> Table:
         """Rename columns in place (``{old: new}``, order kept; absent names ignored) and drop ``drop``."""
         self._cols = {names.get(k, k): v for k, v in self._cols.items() if k not in drop}
         self.coords = tuple(names.get(c, c) for c in self.coords)
@@ -114,8 +120,10 @@ class Table:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("Table.to_pandas() needs pandas, which is not installed "
-                              "(pip install pandas); Table.to_records() needs only numpy") from None
+            raise ImportError(
+                "Table.to_pandas() needs pandas, which is not installed "
+                "(pip install pandas); Table.to_records() needs only numpy"
+            ) from None
         return pd.DataFrame(dict(_flat_columns(self._cols)))
 
     def save(self, path: str | os.PathLike) -> Path:
@@ -127,9 +135,12 @@ class Table:
         as ``x[0]..x[k-1]``.
         """
         path = Path(path)
-        header = {"coords": list(self.coords), "shape": list(self.shape),
-                  "columns": {k: [c.dtype.str, list(c.shape[1:])] for k, c in self._cols.items()},
-                  "meta": self.meta}
+        header = {
+            "coords": list(self.coords),
+            "shape": list(self.shape),
+            "columns": {k: [c.dtype.str, list(c.shape[1:])] for k, c in self._cols.items()},
+            "meta": self.meta,
+        }
         text = json.dumps(header, default=_json_default)
         suffix = path.suffix.lower()
         if suffix == ".npz":
@@ -138,13 +149,14 @@ class Table:
         elif suffix == ".csv":
             for name, c in self._cols.items():
                 if c.ndim > 2:
-                    raise InvalidOptionError("path", f"column {name!r} has shape {c.shape}: "
-                                                     ".csv holds at most 2-D columns, use .npz")
+                    raise InvalidOptionError(
+                        "path", f"column {name!r} has shape {c.shape}: .csv holds at most 2-D columns, use .npz"
+                    )
         else:
             raise InvalidOptionError("path", f"suffix must be .npz or .csv, got {path.name!r}")
         from contactcp._files import atomic_write
 
-        with atomic_write(path) as tmp:          # an existing file is replaced only by a complete one
+        with atomic_write(path) as tmp:  # an existing file is replaced only by a complete one
             if suffix == ".npz":
                 np.savez(tmp, **{_HEADER_KEY: np.array(text)}, **self._cols)
             else:
@@ -157,7 +169,7 @@ class Table:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Table":
+    def load(cls, path: str | os.PathLike) -> Table:
         """Read a table written by :meth:`save` (a plain ``.csv`` with a header row also reads)."""
         path = Path(path)
         suffix = path.suffix.lower()
@@ -170,7 +182,7 @@ class Table:
             with open(path, newline="", encoding="utf-8") as fh:
                 first = fh.readline()
                 if first.startswith(_CSV_MARK):
-                    header = json.loads(first[len(_CSV_MARK):])
+                    header = json.loads(first[len(_CSV_MARK) :])
                 else:
                     header = {}
                     fh.seek(0)

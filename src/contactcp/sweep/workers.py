@@ -6,11 +6,10 @@ import multiprocessing
 import pickle
 import sys
 import traceback
-from collections.abc import Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
-
 
 # --------------------------------------------------------------------------- workers
 
@@ -19,7 +18,7 @@ class _ChunkFailure:
     """What a chunk sends back instead of columns when ``fn`` failed (picklable)."""
 
     def __init__(self, index: int | None, message: str, exc: BaseException | None, tb: str):
-        self.index = index      # position in the chunk, None for the whole chunk
+        self.index = index  # position in the chunk, None for the whole chunk
         self.message = message
         self.exc = exc
         self.tb = tb
@@ -43,8 +42,12 @@ def _portable(exc: BaseException) -> BaseException:
 
 
 def _failure(index: int | None, exc: BaseException) -> _ChunkFailure:
-    return _ChunkFailure(index, f"{type(exc).__name__}: {exc}", exc,
-                         "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    return _ChunkFailure(
+        index,
+        f"{type(exc).__name__}: {exc}",
+        exc,
+        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
 
 
 def _check_columns(out: Any, n: int) -> dict[str, np.ndarray]:
@@ -79,13 +82,14 @@ def _run_chunk(fn: Callable, cols: dict[str, np.ndarray], batched: bool, portabl
         lists = [c.tolist() for c in cols.values()]
         rows = []
         try:
-            for i, values in enumerate(zip(*lists)):
+            for _i, values in enumerate(zip(*lists)):
                 row = fn(**dict(zip(names, values)))
                 if not isinstance(row, dict):
                     raise TypeError(f"fn must return a dict, got {type(row).__name__}")
                 if rows and row.keys() != rows[0].keys():
-                    raise ValueError(f"fn returned columns {sorted(row)}, "
-                                     f"but {sorted(rows[0])} at the chunk's first point")
+                    raise ValueError(
+                        f"fn returned columns {sorted(row)}, but {sorted(rows[0])} at the chunk's first point"
+                    )
                 rows.append(row)
         except Exception as exc:  # noqa: BLE001
             fail = _failure(len(rows), exc)
@@ -120,6 +124,7 @@ def _mp_context():
         ctx = multiprocessing.get_context("forkserver")
         try:  # import contactcp once in the fork server (ignored once it runs)
             from multiprocessing import forkserver
+
             preload = list(getattr(forkserver._forkserver, "_preload_modules", ["__main__"]))
             if "contactcp" not in preload:
                 ctx.set_forkserver_preload(preload + ["contactcp"])

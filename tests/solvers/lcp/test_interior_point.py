@@ -6,8 +6,13 @@ import pytest
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, Status
-from contactcp.solvers.lcp.interior_point import (GUARANTEE_NONE, GUARANTEE_P, GUARANTEE_PSD,
-                                               GUARANTEE_UNCHECKED, matrix_class)
+from contactcp.solvers.lcp.interior_point import (
+    GUARANTEE_NONE,
+    GUARANTEE_P,
+    GUARANTEE_PSD,
+    GUARANTEE_UNCHECKED,
+    matrix_class,
+)
 from support.oracles import farkas_holds, lcp_violation
 
 IP = "interior-point"
@@ -106,8 +111,9 @@ def test_psd_rank_deficient_planted(n, k):
 def test_mehrotra_cycle_regression():
     # Monotone LCP on which plain Mehrotra steps made mu go up and down forever (found by
     # random search); the long-step fallback with a sufficient decrease of mu solves it.
-    M = np.array([[7, -3, -10, -3, -3], [1, 10, 1, 0, 9], [-10, -1, 16, 4, 4],
-                  [-3, 2, 0, 7, 2], [-7, 3, 8, -4, 13]], dtype=float)
+    M = np.array(
+        [[7, -3, -10, -3, -3], [1, 10, 1, 0, 9], [-10, -1, 16, 4, 4], [-3, 2, 0, 7, 2], [-7, 3, 8, -4, 13]], dtype=float
+    )
     q = np.array([1.0, 0.0, -1.0, -2.0, 3.0])
     r = ccp.solve(ccp.LCP(M, q), IP, tol=TOL)
     assert r.success, r.message
@@ -129,11 +135,14 @@ def test_infeasible_zero_matrix_is_never_solved():
             assert ok
 
 
-@pytest.mark.parametrize("M,q", [
-    ([[0.0, -3.0], [3.0, 0.0]], [-1.0, 1.0]),    # skew: w_1 = -3 z_2 - 1 < 0
-    ([[0.0, 1.0], [-1.0, 0.0]], [-1.0, -1.0]),   # skew: w_2 = -z_1 - 1 < 0
-    ([[1.0, -1.0], [-1.0, 1.0]], [-1.0, -1.0]),  # PSD: w_1 + w_2 = -2
-])
+@pytest.mark.parametrize(
+    "M,q",
+    [
+        ([[0.0, -3.0], [3.0, 0.0]], [-1.0, 1.0]),  # skew: w_1 = -3 z_2 - 1 < 0
+        ([[0.0, 1.0], [-1.0, 0.0]], [-1.0, -1.0]),  # skew: w_2 = -z_1 - 1 < 0
+        ([[1.0, -1.0], [-1.0, 1.0]], [-1.0, -1.0]),  # PSD: w_1 + w_2 = -2
+    ],
+)
 def test_infeasible_monotone_diverging_iterates_not_accepted(M, q):
     # The iterates diverge; at ||z|| ~ 1e12 a point with w_i = -1 has a scaled residual
     # (relative to |M| |z|) far below tol.  Such points must not be reported as solutions.
@@ -253,13 +262,13 @@ def test_scaled_data():
     for M, q in ((p.M, 1e6 * p.q), (p.M, 1e-6 * p.q), (1e6 * p.M, p.q), (1e-6 * p.M, p.q)):
         r = ccp.solve(ccp.LCP(M, q), IP, tol=TOL)
         assert r.success, r.message
-        np.testing.assert_allclose(r.x, ccp.solve(ccp.LCP(M, q), "lemke").x,
-                                   rtol=1e-7, atol=1e-7 * np.abs(r.x).max())
+        np.testing.assert_allclose(r.x, ccp.solve(ccp.LCP(M, q), "lemke").x, rtol=1e-7, atol=1e-7 * np.abs(r.x).max())
 
 
 def test_contact_problems():
     # friction-pyramid LCPs are not monotone (no guarantee), but these are solved
     from contactcp.problems import generators
+
     for seed in range(3):
         p = generators.contact(4, seed=seed)
         r = ccp.solve(p, IP, tol=TOL)
@@ -267,14 +276,28 @@ def test_contact_problems():
         assert lcp_violation(p.M, p.q, r.x) < 1e-8 * max(1.0, np.abs(r.x).max())
 
 
-@pytest.mark.parametrize("opts", [
-    {"max_iter": 0}, {"max_iter": 2.5}, {"max_iter": True},
-    {"sigma": 0.0}, {"sigma": 1.0}, {"sigma": -0.2}, {"sigma": "mehrotra"}, {"sigma": float("nan")},
-    {"z0": [1.0, 1.0]}, {"z0": [1.0, 0.0, 1.0]}, {"z0": [1.0, -1.0, 1.0]}, {"z0": [1.0, np.nan, 1.0]},
-    {"w0": [1.0, 1.0, 1.0]}, {"z0": [1.0, 1.0, 1.0], "w0": [1.0, 0.0, 1.0]},
-    {"purify": "yes"}, {"purify": 1},
-    {"pivot_rule": "bland"},
-])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"max_iter": 0},
+        {"max_iter": 2.5},
+        {"max_iter": True},
+        {"sigma": 0.0},
+        {"sigma": 1.0},
+        {"sigma": -0.2},
+        {"sigma": "mehrotra"},
+        {"sigma": float("nan")},
+        {"z0": [1.0, 1.0]},
+        {"z0": [1.0, 0.0, 1.0]},
+        {"z0": [1.0, -1.0, 1.0]},
+        {"z0": [1.0, np.nan, 1.0]},
+        {"w0": [1.0, 1.0, 1.0]},
+        {"z0": [1.0, 1.0, 1.0], "w0": [1.0, 0.0, 1.0]},
+        {"purify": "yes"},
+        {"purify": 1},
+        {"pivot_rule": "bland"},
+    ],
+)
 def test_bad_options_raise(opts):
     p = ccp.LCP(np.eye(3), [-1.0, 2.0, -3.0])
     with pytest.raises(InvalidOptionError):

@@ -12,14 +12,12 @@ infeasible case and its Farkas vector must satisfy the inequalities exactly.
 """
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import contactcp as ccp
 from contactcp import Status
-
 from support.paths import DATA as _DATA
 
 DATA = _DATA / "lcp"
@@ -52,9 +50,9 @@ INFEASIBLE = {"Pang_isolated_sol_perturbed": [1, 0, 0]}
 # Lemke's method with a covering vector cannot solve CPS_3 (see test_lemke_cannot_start_on_cps_3)
 LEMKE_CANNOT = {"CPS_3"}
 
-CASES = sorted(p.stem[len("lcp_"):] for p in DATA.glob("lcp_*.npz"))
-METHODS = ccp.methods(ccp.LCP(np.eye(2), [-1.0, -1.0]))   # all that apply to some LCP
-TAU = 1e-8   # this file's tolerance, each row measured against its own terms
+CASES = sorted(p.stem[len("lcp_") :] for p in DATA.glob("lcp_*.npz"))
+METHODS = ccp.methods(ccp.LCP(np.eye(2), [-1.0, -1.0]))  # all that apply to some LCP
+TAU = 1e-8  # this file's tolerance, each row measured against its own terms
 
 
 def load(case):
@@ -73,7 +71,7 @@ def exact_witness(M, q, support):
     qf = rational(q)
     S = list(support)
     T = [[Mf[i][j] for j in S] + [-qf[i]] for i in S]
-    for c in range(len(S)):                      # Gauss-Jordan, exact
+    for c in range(len(S)):  # Gauss-Jordan, exact
         p = next(r for r in range(c, len(S)) if T[r][c] != 0)
         T[c], T[p] = T[p], T[c]
         for r in range(len(S)):
@@ -93,9 +91,13 @@ def exact_farkas(M, q, y):
     Mf = [rational(row) for row in M]
     qf = rational(q)
     yf = rational(y)
-    return (len(yf) == n and all(v >= 0 for v in yf) and any(v > 0 for v in yf)
-            and all(sum(Mf[i][j] * yf[i] for i in range(n)) <= 0 for j in range(n))
-            and sum(a * b for a, b in zip(qf, yf)) < 0)
+    return (
+        len(yf) == n
+        and all(v >= 0 for v in yf)
+        and any(v > 0 for v in yf)
+        and all(sum(Mf[i][j] * yf[i] for i in range(n)) <= 0 for j in range(n))
+        and sum(a * b for a, b in zip(qf, yf)) < 0
+    )
 
 
 def point_violation(M, q, z):
@@ -133,9 +135,9 @@ def test_the_checks_reject_wrong_answers():
         bad[i] += 1e-6 * max(1.0, abs(z).max())
         assert point_violation(M, q, bad) > TAU
     M, q = load("Pang_isolated_sol_perturbed")
-    assert not exact_farkas(M, q, [1, 1e-12, 0])     # M^T y gets a positive entry
-    assert not exact_farkas(M, q, [0, 1, 1])          # q^T y = 0
-    assert not exact_farkas(M, q, [1, 0])             # wrong length
+    assert not exact_farkas(M, q, [1, 1e-12, 0])  # M^T y gets a positive entry
+    assert not exact_farkas(M, q, [0, 1, 1])  # q^T y = 0
+    assert not exact_farkas(M, q, [1, 0])  # wrong length
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -145,7 +147,7 @@ def test_known_answer_holds_exactly(case):
         assert exact_witness(M, q, SOLVABLE[case])
     else:
         assert exact_farkas(M, q, INFEASIBLE[case])
-        assert not exact_witness(M, q, [])   # and q itself is not feasible (trivially)
+        assert not exact_witness(M, q, [])  # and q itself is not feasible (trivially)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -157,7 +159,7 @@ def test_every_outcome_is_true(case, method):
         pytest.skip(f"{method} is not listed for {case}")
     try:
         r = ccp.solve(p, method)
-    except ccp.ContactCPError as exc:    # a listed method that refuses the problem (issue 11 item 7)
+    except ccp.ContactCPError as exc:  # a listed method that refuses the problem (issue 11 item 7)
         pytest.skip(f"{method} refuses {case}: {exc}")
     if r.status is Status.SOLVED:
         assert case in SOLVABLE
@@ -185,7 +187,7 @@ def test_lemke_solves_every_solvable_case(case):
     else:
         assert r.status is Status.SOLVED, (case, r.message)
         assert point_violation(M, q, r.x) <= TAU
-        assert r.iterations <= 2 * len(q) + 100   # tobenna: 127 pivots (Siconos: 126)
+        assert r.iterations <= 2 * len(q) + 100  # tobenna: 127 pivots (Siconos: 126)
 
 
 def test_lemke_cannot_start_on_cps_3():

@@ -1,7 +1,6 @@
 """Lemke's method: known answers, brute force, planted solutions, certificates, degeneracy."""
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,12 +15,35 @@ from support.paths import DATA
 # Degenerate LCPs found by search on which the first-row tie rule cycles (it
 # hits the pivot limit) while the lexicographic rule terminates.
 CYCLING = [
-    ([[0, -2, 0, 0, -2, 0], [1, 1, -1, 2, 2, 0], [0, 2, 0, -1, 0, 1], [0, 1, -1, 0, -1, -2],
-      [0, -1, 2, -1, 2, 2], [-2, 1, 1, 2, 2, -1]], [-1, 0, -1, -1, -1, 0], Status.NO_SOLUTION),
-    ([[1, -1, -1, 2, -2, -1], [-1, 1, 2, 0, 2, 0], [2, 1, 1, -2, 2, -2], [-1, -1, 2, 1, -2, 1],
-      [-1, 1, 0, 1, 2, -2], [1, -2, 2, 2, 2, -1]], [-1, -1, -1, -1, -1, -1], Status.SOLVED),
-    ([[1, 2, 0, 1, -1], [-2, 1, -1, 1, -1], [2, 2, -2, -1, -2], [-1, -1, -2, -1, 2],
-      [-1, -2, -2, 1, -1]], [0, -1, -1, 0, 1], Status.NO_SOLUTION),
+    (
+        [
+            [0, -2, 0, 0, -2, 0],
+            [1, 1, -1, 2, 2, 0],
+            [0, 2, 0, -1, 0, 1],
+            [0, 1, -1, 0, -1, -2],
+            [0, -1, 2, -1, 2, 2],
+            [-2, 1, 1, 2, 2, -1],
+        ],
+        [-1, 0, -1, -1, -1, 0],
+        Status.NO_SOLUTION,
+    ),
+    (
+        [
+            [1, -1, -1, 2, -2, -1],
+            [-1, 1, 2, 0, 2, 0],
+            [2, 1, 1, -2, 2, -2],
+            [-1, -1, 2, 1, -2, 1],
+            [-1, 1, 0, 1, 2, -2],
+            [1, -2, 2, 2, 2, -1],
+        ],
+        [-1, -1, -1, -1, -1, -1],
+        Status.SOLVED,
+    ),
+    (
+        [[1, 2, 0, 1, -1], [-2, 1, -1, 1, -1], [2, 2, -2, -1, -2], [-1, -1, -2, -1, 2], [-1, -2, -2, 1, -1]],
+        [0, -1, -1, 0, 1],
+        Status.NO_SOLUTION,
+    ),
 ]
 
 
@@ -104,10 +126,10 @@ def test_psd_infeasible_random():
         n = int(rng.integers(2, 12))
         y0 = rng.integers(1, 5, n)
         V = rng.integers(-3, 4, (n, max(1, n - 2)))
-        B = (y0 @ y0) * V - np.outer(y0, y0 @ V)            # integer, B^T y0 = 0 exactly
+        B = (y0 @ y0) * V - np.outer(y0, y0 @ V)  # integer, B^T y0 = 0 exactly
         M = (B @ B.T).astype(float)
         q = rng.integers(-5, 6, n)
-        q = (q - (q @ y0 // (y0 @ y0) + 1) * y0).astype(float)   # q^T y0 < 0
+        q = (q - (q @ y0 // (y0 @ y0) + 1) * y0).astype(float)  # q^T y0 < 0
         assert q @ y0 < 0 and np.all(B.T @ y0 == 0)
         r = ccp.solve(ccp.LCP(M, q), "lemke")
         assert r.status is Status.NO_SOLUTION, (trial, r)
@@ -220,7 +242,7 @@ def test_iteration_limit_is_reported():
     p = generators.spd(50, seed=1)
     r = ccp.solve(p, max_iter=3)
     assert r.status is Status.ITERATION_LIMIT and not r.success
-    assert r.stats["restarts"] == 3 and r.iterations == 12   # 3 restarts, 3 pivots each
+    assert r.stats["restarts"] == 3 and r.iterations == 12  # 3 restarts, 3 pivots each
     r = ccp.solve(p, max_iter=3, restarts=0)
     assert r.status is Status.ITERATION_LIMIT and r.iterations == 3
 
@@ -245,13 +267,16 @@ def test_badly_scaled_problem():
 
 # ---- the lexicographic rule against an exact rational Lemke ------------------------------------------
 
+
 def exact_lemke_path(M, q, max_pivots=1000):
     """Lemke's method in rational arithmetic on the floats given (covering vector 1, lexicographic
     minimum ratio on the rows of [x | B^-1] / col, the artificial variable preferred on an exact
     tie): the test's own oracle. Returns ("SOLVED" | "RAY", [basis after each pivot, in row order])."""
     n = len(q)
-    A = [[Fraction(int(i == j)) for j in range(n)] + [-Fraction(float(M[i][j])) for j in range(n)]
-         + [Fraction(-1)] for i in range(n)]
+    A = [
+        [Fraction(int(i == j)) for j in range(n)] + [-Fraction(float(M[i][j])) for j in range(n)] + [Fraction(-1)]
+        for i in range(n)
+    ]
     x = [Fraction(float(v)) for v in q]
     Binv = [[Fraction(int(i == k)) for k in range(n)] for i in range(n)]
     bas = list(range(n))
@@ -261,7 +286,7 @@ def exact_lemke_path(M, q, max_pivots=1000):
         return "SOLVED", path
     for _ in range(max_pivots):
         col = [A[i][entering] for i in range(n)]
-        if entering == 2 * n:       # z0 enters where -q_i / 1 is largest, ties lexicographically
+        if entering == 2 * n:  # z0 enters where -q_i / 1 is largest, ties lexicographically
             rows = [i for i in range(n) if col[i] < 0]
             r = max(rows, key=lambda i: [x[i] / col[i]] + [Binv[i][k] / col[i] for k in range(n)])
         else:
@@ -321,30 +346,71 @@ def test_tobenna_follows_the_exact_lexicographic_path():
     M, q = _tobenna()
     status, path = kernel_path(M, q)
     exact_status, exact_path = exact_lemke_path(M, q)
-    assert exact_status == "SOLVED" and len(exact_path) == 127   # Siconos' Lemke: 126 pivots
+    assert exact_status == "SOLVED" and len(exact_path) == 127  # Siconos' Lemke: 126 pivots
     assert len(set(exact_path)) == len(exact_path)
-    assert status == "SOLVED" and path == exact_path        # the same bases, so none repeats
+    assert status == "SOLVED" and path == exact_path  # the same bases, so none repeats
     r = ccp.solve(ccp.LCP(M, q), "lemke", restarts=0)
     assert r.success and r.iterations == 127
-    assert lcp_violation(M, q, r.x) < 1e-14 * np.abs(M).max() * r.x.max()   # 6.4e-12 for 250 * 494
+    assert lcp_violation(M, q, r.x) < 1e-14 * np.abs(M).max() * r.x.max()  # 6.4e-12 for 250 * 494
 
 
 # degenerate integer LCPs on which the comparison with the largest entry of the column (not the
 # row's own scale) left the exact lexicographic path (found by search against exact_lemke_path)
 OFF_PATH = [
-    ([[0, 0, -2, 0, -2, 2, 2], [-1, -2, -1, -2, -1, 1, -1], [-1, 0, 2, 0, 2, 1, 1], [1, -1, -1, 1, 2, 1, -1],
-      [2, 2, 1, 0, -1, 2, -1], [-1, 1, -1, -1, -1, 1, 1], [1, 2, 0, -2, 0, 0, 1]], [-1, 0, 0, 0, -1, 0, -1]),
-    ([[-1, 1, -2, -1, 2, 2, -1, -2, 0, -1], [1, -2, 2, 1, -2, 1, -1, -2, 2, -1],
-      [1, 2, 2, 1, -2, 0, -2, -2, 2, -1], [2, 2, -1, 1, -2, 1, -1, -2, 1, 2], [-2, 0, -1, -1, 0, 2, -2, 0, 1, -1],
-      [2, -2, 1, 1, 2, 2, -1, -2, 2, 0], [2, 0, -1, 2, 0, 0, 0, 1, 1, 1], [-1, 0, 2, 0, 2, 0, -1, -1, 2, 0],
-      [2, 2, 0, 1, 0, -1, 2, 1, 0, -2], [2, 2, 2, -2, -2, -1, 2, 1, -1, 1]], [-1, 0, 0, 0, -1, -1, -1, -1, 0, 0]),
-    ([[2, 1, 2, 0, 1, 1, -1, 0, 2], [-1, 0, -2, -2, 0, 1, 2, -1, 1], [-1, -2, 2, 1, 0, -2, 2, 1, 1],
-      [2, 1, 2, 0, 0, 1, -2, -1, -1], [-2, -1, -1, 0, -1, -1, 2, 2, 0], [1, -2, 2, 1, 0, 2, -1, -2, 1],
-      [-1, 0, -2, 1, -1, -2, -2, 0, 0], [2, -1, -2, -2, -2, 1, -1, 0, 0], [1, 1, 2, 0, 2, -1, -1, 2, 2]],
-     [-1] * 9),
-    ([[-1, 0, 0, -2, 1, -2, 0, -2], [2, -1, -1, -2, 0, 2, -2, 2], [-2, 2, 1, -1, -2, -1, -2, -1],
-      [2, -2, 1, 0, 0, 0, -1, 2], [2, -1, -2, 0, 1, 2, 1, -1], [-1, -1, -2, -1, 0, -2, 2, 0],
-      [-2, -1, 0, 0, 1, -2, 0, 0], [2, 0, -2, 1, 1, -1, -1, 0]], [-1, -1, -1, 0, -1, 0, -1, 0]),
+    (
+        [
+            [0, 0, -2, 0, -2, 2, 2],
+            [-1, -2, -1, -2, -1, 1, -1],
+            [-1, 0, 2, 0, 2, 1, 1],
+            [1, -1, -1, 1, 2, 1, -1],
+            [2, 2, 1, 0, -1, 2, -1],
+            [-1, 1, -1, -1, -1, 1, 1],
+            [1, 2, 0, -2, 0, 0, 1],
+        ],
+        [-1, 0, 0, 0, -1, 0, -1],
+    ),
+    (
+        [
+            [-1, 1, -2, -1, 2, 2, -1, -2, 0, -1],
+            [1, -2, 2, 1, -2, 1, -1, -2, 2, -1],
+            [1, 2, 2, 1, -2, 0, -2, -2, 2, -1],
+            [2, 2, -1, 1, -2, 1, -1, -2, 1, 2],
+            [-2, 0, -1, -1, 0, 2, -2, 0, 1, -1],
+            [2, -2, 1, 1, 2, 2, -1, -2, 2, 0],
+            [2, 0, -1, 2, 0, 0, 0, 1, 1, 1],
+            [-1, 0, 2, 0, 2, 0, -1, -1, 2, 0],
+            [2, 2, 0, 1, 0, -1, 2, 1, 0, -2],
+            [2, 2, 2, -2, -2, -1, 2, 1, -1, 1],
+        ],
+        [-1, 0, 0, 0, -1, -1, -1, -1, 0, 0],
+    ),
+    (
+        [
+            [2, 1, 2, 0, 1, 1, -1, 0, 2],
+            [-1, 0, -2, -2, 0, 1, 2, -1, 1],
+            [-1, -2, 2, 1, 0, -2, 2, 1, 1],
+            [2, 1, 2, 0, 0, 1, -2, -1, -1],
+            [-2, -1, -1, 0, -1, -1, 2, 2, 0],
+            [1, -2, 2, 1, 0, 2, -1, -2, 1],
+            [-1, 0, -2, 1, -1, -2, -2, 0, 0],
+            [2, -1, -2, -2, -2, 1, -1, 0, 0],
+            [1, 1, 2, 0, 2, -1, -1, 2, 2],
+        ],
+        [-1] * 9,
+    ),
+    (
+        [
+            [-1, 0, 0, -2, 1, -2, 0, -2],
+            [2, -1, -1, -2, 0, 2, -2, 2],
+            [-2, 2, 1, -1, -2, -1, -2, -1],
+            [2, -2, 1, 0, 0, 0, -1, 2],
+            [2, -1, -2, 0, 1, 2, 1, -1],
+            [-1, -1, -2, -1, 0, -2, 2, 0],
+            [-2, -1, 0, 0, 1, -2, 0, 0],
+            [2, 0, -2, 1, 1, -1, -1, 0],
+        ],
+        [-1, -1, -1, 0, -1, 0, -1, 0],
+    ),
 ]
 
 
@@ -362,7 +428,7 @@ def test_kernel_follows_the_exact_path_on_degenerate_integer_lcps():
         M = rng.integers(-2, 3, (n, n))
         if rng.random() < 0.5:
             M[rng.random((n, n)) < 0.5] = 0
-        q = -rng.integers(0, 2, n) * rng.integers(1, 3, n)   # many zeros: degenerate
+        q = -rng.integers(0, 2, n) * rng.integers(1, 3, n)  # many zeros: degenerate
         exact_status, exact_path = exact_lemke_path(M, q)
         assert kernel_path(M, q) == (exact_status, exact_path), (M.tolist(), q.tolist())
         rays += exact_status == "RAY"
@@ -371,6 +437,7 @@ def test_kernel_follows_the_exact_path_on_degenerate_integer_lcps():
 
 
 # ---- badly scaled data: Lemke runs on the equilibrated LCP --------------------------------------------
+
 
 def test_badly_scaled_lcps_are_solved_on_the_equilibrated_problem():
     # (D1 M D2, D1 q) with powers of two 2^-30 .. 2^30 is the planted LCP exactly, z = D2^-1 z*.
@@ -390,7 +457,7 @@ def test_badly_scaled_lcps_are_solved_on_the_equilibrated_problem():
         r = ccp.solve(ccp.LCP(D1[:, None] * M * D2[None, :], D1 * q), "lemke")
         assert r.success, (trial, r.message)
         assert "equilibrated" in r.stats["start"]
-        if trial % 2:   # P-matrix: the solution is unique
+        if trial % 2:  # P-matrix: the solution is unique
             np.testing.assert_allclose(D2 * r.x, z, rtol=1e-6, atol=1e-9)
 
 
@@ -398,7 +465,7 @@ def test_farkas_vector_of_the_equilibrated_problem_is_mapped_back():
     # M = [[9, -3], [-3, 1]] is PSD with y0 = (1, 3) in its kernel and q^T y0 = -3 < 0: infeasible.
     # Rows scaled by 2^-29, 2^-1 and columns by 2^-21, 2^-6: Lemke's ray on the equilibrated LCP
     # gives y' and the proof for the data given is R y' (it fails unmapped)
-    D1, D2 = np.array([2.0 ** -29, 0.5]), np.array([2.0 ** -21, 2.0 ** -6])
+    D1, D2 = np.array([2.0**-29, 0.5]), np.array([2.0**-21, 2.0**-6])
     M = D1[:, None] * np.array([[9.0, -3.0], [-3.0, 1.0]]) * D2[None, :]
     q = D1 * np.array([0.0, -1.0])
     p = ccp.LCP(M, q)
@@ -415,7 +482,7 @@ def test_equilibration_leaves_well_scaled_data_alone():
     for p in (generators.p_matrix(30, seed=1), generators.contact(10, seed=2), generators.spd(20, seed=3)):
         assert not K.badly_scaled(p.M)
         assert ccp.solve(p, "lemke").stats["start"] == "cold start"
-    assert K.badly_scaled(np.diag([1.0, 2.0 ** 11])) and not K.badly_scaled(np.diag([1.0, 2.0 ** 10]))
-    assert not K.badly_scaled(np.diag([1.0, 0.0]))   # zero rows and columns do not count
-    R, C = K.equilibrate(np.diag([2.0 ** 40, 1.0, 2.0 ** -40]), 3)
-    np.testing.assert_array_equal(R * C * np.array([2.0 ** 40, 1.0, 2.0 ** -40]), [1.0, 1.0, 1.0])
+    assert K.badly_scaled(np.diag([1.0, 2.0**11])) and not K.badly_scaled(np.diag([1.0, 2.0**10]))
+    assert not K.badly_scaled(np.diag([1.0, 0.0]))  # zero rows and columns do not count
+    R, C = K.equilibrate(np.diag([2.0**40, 1.0, 2.0**-40]), 3)
+    np.testing.assert_array_equal(R * C * np.array([2.0**40, 1.0, 2.0**-40]), [1.0, 1.0, 1.0])

@@ -13,8 +13,16 @@ from contactcp.solvers.ncp.merit import merit_value
 from support.oracles import lcp_violation
 
 BACKENDS = ["trf", "lbfgsb"]
-STATS = {"outer_iterations", "function_evaluations", "inner_iterations", "jacobian_evaluations",
-         "matvecs", "final_f", "backend", "starts"}
+STATS = {
+    "outer_iterations",
+    "function_evaluations",
+    "inner_iterations",
+    "jacobian_evaluations",
+    "matvecs",
+    "final_f",
+    "backend",
+    "starts",
+}
 
 
 def cubic_ncp(jacobian=True):
@@ -54,8 +62,9 @@ def planted_ncp(p=6, m=3, seed=0):
     c = target - (A @ x_star + 0.3 * np.tanh(x_star))
     H = lambda x: A @ x + 0.3 * np.tanh(x) + c
     dH = lambda x: A + np.diag(0.3 / np.cosh(x) ** 2)
-    prob = ccp.MixedNCP(lambda x: H(x)[:p], lambda x: H(x)[p:], p, m,
-                        jac_F=lambda x: dH(x)[:p], jac_G=lambda x: dH(x)[p:])
+    prob = ccp.MixedNCP(
+        lambda x: H(x)[:p], lambda x: H(x)[p:], p, m, jac_F=lambda x: dH(x)[:p], jac_G=lambda x: dH(x)[p:]
+    )
     return prob, x_star
 
 
@@ -95,7 +104,7 @@ def test_degenerate_and_boundary_lcp(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_start_that_already_solves_costs_no_iteration(backend):
-    p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [1.0, 2.0])     # q >= 0: z = 0 at the paper's x0 = 0
+    p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [1.0, 2.0])  # q >= 0: z = 0 at the paper's x0 = 0
     r = ccp.solve(p, "merit", backend=backend)
     assert r.success and r.iterations == 0 and np.all(r.x == 0)
     q = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
@@ -117,7 +126,7 @@ def test_p_matrix_lcps_agree_with_lemke(backend, n):
         assert ref.success
         assert r.success, (seed, r.message)
         assert r.residual.value <= 1e-9
-        np.testing.assert_allclose(r.x, ref.x, atol=1e-8)   # a P-matrix LCP has one solution
+        np.testing.assert_allclose(r.x, ref.x, atol=1e-8)  # a P-matrix LCP has one solution
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -138,7 +147,7 @@ def test_mixed_lcp_agrees_with_lemke():
     A = rng.standard_normal((7, 7))
     M = A @ A.T + np.eye(7) + 0.5 * (A - A.T)
     q = rng.standard_normal(7)
-    p = ccp.MixedLCP(M, q, free=[1, 4])                 # free variables not at the end
+    p = ccp.MixedLCP(M, q, free=[1, 4])  # free variables not at the end
     ref = ccp.solve(p, "lemke")
     for backend in BACKENDS:
         r = ccp.solve(p, "merit", backend=backend)
@@ -232,14 +241,14 @@ def test_local_non_global_minimum_of_the_merit_function(backend):
 @pytest.mark.parametrize("jacobian", [True, False])
 def test_multistart_recovers_the_solution_the_first_start_misses(backend, jacobian):
     p = cubic_ncp(jacobian)
-    r = ccp.solve(p, "merit", backend=backend)        # default: 5 extra starts, seed 0
+    r = ccp.solve(p, "merit", backend=backend)  # default: 5 extra starts, seed 0
     assert r.status is Status.SOLVED, r.message
     np.testing.assert_allclose(r.x, [cubic_root()], atol=1e-9)
     assert r.stats["starts"] >= 2 and r.stats["start_f"][0] == pytest.approx(0.25, abs=1e-9)
     assert r.stats["start_f"][-1] < 1e-16
     assert f"{r.stats['starts']} starts" in r.message
     again = ccp.solve(p, "merit", backend=backend)
-    assert again.stats["start_f"] == r.stats["start_f"] and np.array_equal(again.x, r.x)   # seeded
+    assert again.stats["start_f"] == r.stats["start_f"] and np.array_equal(again.x, r.x)  # seeded
 
 
 def test_multistart_is_not_used_when_the_first_run_solves():
@@ -260,24 +269,27 @@ def test_iteration_limit():
 # options
 
 
-@pytest.mark.parametrize("opts, field", [
-    ({"backend": "newton"}, "backend"),
-    ({"backend": 3}, "backend"),
-    ({"max_iter": -1}, "max_iter"),
-    ({"max_iter": 0}, "max_iter"),
-    ({"max_iter": True}, "max_iter"),
-    ({"max_iter": 2.5}, "max_iter"),
-    ({"x0": [1.0, 2.0, 3.0]}, "x0"),
-    ({"x0": [[1.0, 2.0], [3.0, 4.0]]}, "x0"),
-    ({"x0": [np.nan, 1.0]}, "x0"),
-    ({"z0": [1.0]}, "z0"),
-    ({"ftol": -1.0}, "ftol"),
-    ({"ftol": np.inf}, "ftol"),
-    ({"multistart": -1}, "multistart"),
-    ({"polish": "yes"}, "polish"),
-    ({"seed": "abc"}, "seed"),
-    ({"trust_radius": 1.0}, "trust_radius"),
-])
+@pytest.mark.parametrize(
+    "opts, field",
+    [
+        ({"backend": "newton"}, "backend"),
+        ({"backend": 3}, "backend"),
+        ({"max_iter": -1}, "max_iter"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": True}, "max_iter"),
+        ({"max_iter": 2.5}, "max_iter"),
+        ({"x0": [1.0, 2.0, 3.0]}, "x0"),
+        ({"x0": [[1.0, 2.0], [3.0, 4.0]]}, "x0"),
+        ({"x0": [np.nan, 1.0]}, "x0"),
+        ({"z0": [1.0]}, "z0"),
+        ({"ftol": -1.0}, "ftol"),
+        ({"ftol": np.inf}, "ftol"),
+        ({"multistart": -1}, "multistart"),
+        ({"polish": "yes"}, "polish"),
+        ({"seed": "abc"}, "seed"),
+        ({"trust_radius": 1.0}, "trust_radius"),
+    ],
+)
 def test_bad_options(opts, field):
     p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
     with pytest.raises(ccp.InvalidOptionError) as err:
@@ -313,8 +325,7 @@ def test_solved_is_within_tolerance(data, backend, polish):
     M, q = data
     tol = 1e-9
     r = ccp.solve(ccp.LCP(M, q), "merit", tol=tol, backend=backend, polish=polish, max_iter=60)
-    assert r.status in (Status.SOLVED, Status.STATIONARY_NOT_SOLUTION, Status.ITERATION_LIMIT,
-                        Status.INACCURATE)
+    assert r.status in (Status.SOLVED, Status.STATIONARY_NOT_SOLUTION, Status.ITERATION_LIMIT, Status.INACCURATE)
     if r.status is Status.SOLVED:
         # recomputed here from scratch, independently of the library's residual
         w = M @ r.x + q

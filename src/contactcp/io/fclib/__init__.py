@@ -66,5 +66,14 @@ from contactcp.io.fclib.model import FclibFile, FclibGlobal, FclibLocal, FclibSo
 from contactcp.io.fclib.read import read_fclib, read_global, read_local
 from contactcp.io.fclib.write import write_global, write_local
 
-__all__ = ["FclibLocal", "FclibGlobal", "FclibSolution", "FclibFile", "read_fclib", "read_local", "read_global",
-           "write_local", "write_global"]
+__all__ = [
+    "FclibLocal",
+    "FclibGlobal",
+    "FclibSolution",
+    "FclibFile",
+    "read_fclib",
+    "read_local",
+    "read_global",
+    "write_local",
+    "write_global",
+]

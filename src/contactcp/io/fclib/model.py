@@ -1,6 +1,5 @@
 """FCLIB's problems and solutions as Python objects, and the checks every one passes."""
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,17 +10,17 @@ import scipy.sparse as sp
 
 from contactcp.errors import InvalidProblemError
 
-
 __all__ = ["FclibLocal", "FclibGlobal", "FclibSolution", "FclibFile"]
 
-_INT = np.dtype(np.intc)            # C int, what H5T_NATIVE_INT is
+_INT = np.dtype(np.intc)  # C int, what H5T_NATIVE_INT is
 _INT_MAX = int(np.iinfo(_INT).max)
 _INFO_STRINGS = ("title", "description", "math_info")
 _MATRIX_INFO_FLOATS = ("conditioning", "determinant")
-_SPARSITY = "sparsity"              # written by fclib 1.x, ignored by 3.x
+_SPARSITY = "sparsity"  # written by fclib 1.x, ignored by 3.x
 
 
 # ----------------------------------------------------------------- containers
+
 
 @dataclass
 class FclibLocal:
@@ -55,14 +54,16 @@ class FclibLocal:
         if self.V is not None or self.R is not None:
             raise InvalidProblemError("V", "problems with V, R (equality constraints) have no FrictionContactProblem")
         from contactcp.problems.friction import FrictionContactProblem
+
         return FrictionContactProblem(self.W, self.q, self.mu, dim=int(self.spacedim))
 
     @classmethod
-    def from_problem(cls, problem: Any, info: dict | None = None) -> "FclibLocal":
+    def from_problem(cls, problem: Any, info: dict | None = None) -> FclibLocal:
         """From a :class:`~contactcp.problems.friction.FrictionContactProblem`."""
         W = problem.W.tocsc() if sp.issparse(problem.W) else np.array(problem.W)
-        return cls(W=W, q=np.array(problem.q), mu=np.array(problem.mu), spacedim=int(problem.dim),
-                   info=dict(info or {}))
+        return cls(
+            W=W, q=np.array(problem.q), mu=np.array(problem.mu), spacedim=int(problem.dim), info=dict(info or {})
+        )
 
 
 @dataclass
@@ -112,6 +113,7 @@ class FclibFile:
 
 
 # ------------------------------------------------------------ normalisation
+
 
 def _vector(value: Any, name: str, size: int | None, *, nonneg: bool = False) -> np.ndarray:
     try:
@@ -180,8 +182,12 @@ def _check_local(pb: FclibLocal) -> dict[str, Any]:
     m = W.shape[0]
     if W.shape[0] != W.shape[1] or m % d:
         raise InvalidProblemError("W", f"must be square of size spacedim * n_c (spacedim = {d}), got shape {W.shape}")
-    out: dict[str, Any] = {"spacedim": d, "W": W, "q": _vector(pb.q, "q", m),
-                           "mu": _vector(pb.mu, "mu", m // d, nonneg=True)}
+    out: dict[str, Any] = {
+        "spacedim": d,
+        "W": W,
+        "q": _vector(pb.q, "q", m),
+        "mu": _vector(pb.mu, "mu", m // d, nonneg=True),
+    }
     if (pb.V is None) != (pb.R is None):
         raise InvalidProblemError("V" if pb.V is None else "R", "V and R must be given together")
     if pb.R is not None:
@@ -209,8 +215,14 @@ def _check_global(pb: FclibGlobal) -> dict[str, Any]:
     m = H.shape[1]
     if H.shape[0] != n or m % d:
         raise InvalidProblemError("H", f"must have shape ({n}, spacedim * n_c) (spacedim = {d}), got {H.shape}")
-    out: dict[str, Any] = {"spacedim": d, "M": M, "H": H, "f": _vector(pb.f, "f", n),
-                           "w": _vector(pb.w, "w", m), "mu": _vector(pb.mu, "mu", m // d, nonneg=True)}
+    out: dict[str, Any] = {
+        "spacedim": d,
+        "M": M,
+        "H": H,
+        "f": _vector(pb.f, "f", n),
+        "w": _vector(pb.w, "w", m),
+        "mu": _vector(pb.mu, "mu", m // d, nonneg=True),
+    }
     if (pb.G is None) != (pb.b is None):
         raise InvalidProblemError("b" if pb.b is None else "G", "G and b must be given together")
     if pb.G is not None:
@@ -245,5 +257,3 @@ def _check_solution(sol: Any, name: str, sizes: tuple[int, int, int], *, complet
             raise InvalidProblemError(f"{name}.{key}", f"given, but there is no {what}")
         out[key] = _vector(value, f"{name}.{key}", size)
     return out
-
-

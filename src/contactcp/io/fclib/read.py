@@ -1,7 +1,6 @@
 """Reading FCLIB files (HDF5): every object checked before any data are read (no links, external
 storage or virtual datasets), every size bounded before it is allocated."""
 
-
 from __future__ import annotations
 
 import math
@@ -14,19 +13,25 @@ import scipy.sparse as sp
 
 from contactcp._validate import check_memory
 from contactcp.errors import InvalidProblemError
-
-
-_INT = np.dtype(np.intc)            # C int, what H5T_NATIVE_INT is
-_INT_MAX = int(np.iinfo(_INT).max)
-_INFO_STRINGS = ("title", "description", "math_info")
-_MATRIX_INFO_FLOATS = ("conditioning", "determinant")
-_SPARSITY = "sparsity"              # written by fclib 1.x, ignored by 3.x
-
-
-from contactcp.io.fclib.model import FclibFile, FclibGlobal, FclibLocal, FclibSolution
-from contactcp.io.fclib.model import _check_global, _check_local, _check_solution, _matrix, _sizes, _spacedim, _vector  # noqa: F401
+from contactcp.io.fclib.model import (  # noqa: F401
+    _INFO_STRINGS,
+    _MATRIX_INFO_FLOATS,
+    _SPARSITY,
+    FclibFile,
+    FclibGlobal,
+    FclibLocal,
+    FclibSolution,
+    _check_global,
+    _check_local,
+    _check_solution,
+    _matrix,
+    _sizes,
+    _spacedim,
+    _vector,
+)
 
 # ------------------------------------------------------------------- reading
+
 
 def _where(parent, key: str) -> str:
     return f"{parent.name.rstrip('/')}/{key}"
@@ -48,11 +53,15 @@ def _get(parent, key: str, field_name: str):
         return None
     where = _where(parent, key)
     if isinstance(link, h5py.ExternalLink):
-        raise InvalidProblemError(field_name, f"{where} is an external link to {link.filename}:{link.path}; "
-                                              "refused (it would read another file)")
+        raise InvalidProblemError(
+            field_name,
+            f"{where} is an external link to {link.filename}:{link.path}; refused (it would read another file)",
+        )
     if isinstance(link, h5py.SoftLink):
-        raise InvalidProblemError(field_name, f"{where} is a soft link to {link.path}; refused (FCLIB files "
-                                              "hold plain groups and datasets, not links)")
+        raise InvalidProblemError(
+            field_name,
+            f"{where} is a soft link to {link.path}; refused (FCLIB files hold plain groups and datasets, not links)",
+        )
     if not isinstance(link, h5py.HardLink):  # pragma: no cover - user-defined link classes
         raise InvalidProblemError(field_name, f"{where} is a link of an unknown kind; refused")
     obj = parent.get(key)
@@ -64,14 +73,16 @@ def _get(parent, key: str, field_name: str):
 def _check_dataset(ds, field_name: str) -> None:
     """Refuse a dataset whose bytes live outside this file, or whose size cannot fit in memory."""
     if ds.is_virtual:
-        raise InvalidProblemError(field_name, f"dataset {ds.name} is a virtual dataset (its data come from "
-                                              "other files); refused")
+        raise InvalidProblemError(
+            field_name, f"dataset {ds.name} is a virtual dataset (its data come from other files); refused"
+        )
     if ds.external:
         files = ", ".join(str(e[0]) for e in ds.external)
-        raise InvalidProblemError(field_name, f"dataset {ds.name} uses HDF5 external storage (file(s) {files}); "
-                                              "refused (it would read another file)")
-    check_memory(float(ds.size) * ds.dtype.itemsize, field_name, f"dataset {ds.name} (shape {ds.shape})",
-                 "refused")
+        raise InvalidProblemError(
+            field_name,
+            f"dataset {ds.name} uses HDF5 external storage (file(s) {files}); refused (it would read another file)",
+        )
+    check_memory(float(ds.size) * ds.dtype.itemsize, field_name, f"dataset {ds.name} (shape {ds.shape})", "refused")
 
 
 def _has(parent, key: str, field_name: str) -> bool:
@@ -138,7 +149,9 @@ def _read_matrix(parent, name: str) -> tuple[sp.csc_matrix, dict | None]:
             raise InvalidProblemError(name, f"pointer array {g.name}/p has {p.size} entries, expected {outer + 1}")
         p = p.astype(np.int64)
         if p[0] != 0 or np.any(np.diff(p) < 0) or p[-1] > max(nzmax, 0):
-            raise InvalidProblemError(name, f"pointer array {g.name}/p is not nondecreasing from 0 to at most nzmax = {nzmax}")
+            raise InvalidProblemError(
+                name, f"pointer array {g.name}/p is not nondecreasing from 0 to at most nzmax = {nzmax}"
+            )
         count = int(p[-1])
         idx = _read_indices(g, "i", name, count, inner, "index array")
         x = _read_array(_node(g, "x", name, "dataset"), name)
@@ -239,8 +252,9 @@ def _local_from(root, dense: bool) -> FclibLocal:
             if A is not None:
                 check_memory(8.0 * A.shape[0] * A.shape[1], key, f"the dense form of {key} (shape {A.shape})")
         mats = [None if A is None else A.toarray() for A in mats]
-    return FclibLocal(W=mats[0], q=q, mu=mu, spacedim=d, V=mats[1], R=mats[2], s=s,
-                      info=_read_info(root), matrix_info=minfo)
+    return FclibLocal(
+        W=mats[0], q=q, mu=mu, spacedim=d, V=mats[1], R=mats[2], s=s, info=_read_info(root), matrix_info=minfo
+    )
 
 
 def _global_from(root, dense: bool) -> FclibGlobal:
@@ -273,8 +287,9 @@ def _global_from(root, dense: bool) -> FclibGlobal:
             if A is not None:
                 check_memory(8.0 * A.shape[0] * A.shape[1], key, f"the dense form of {key} (shape {A.shape})")
         mats = [None if A is None else A.toarray() for A in mats]
-    return FclibGlobal(M=mats[0], H=mats[1], G=mats[2], f=f, b=b, w=w, mu=mu, spacedim=d,
-                       info=_read_info(root), matrix_info=minfo)
+    return FclibGlobal(
+        M=mats[0], H=mats[1], G=mats[2], f=f, b=b, w=w, mu=mu, spacedim=d, info=_read_info(root), matrix_info=minfo
+    )
 
 
 def _solution_from(g, name: str, sizes: tuple[int, int, int]) -> FclibSolution:

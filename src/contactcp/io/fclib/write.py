@@ -1,28 +1,32 @@
 """Writing FCLIB files (HDF5), atomically, after every check."""
 
-
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from contactcp.errors import InvalidProblemError
-
-
-_INT = np.dtype(np.intc)            # C int, what H5T_NATIVE_INT is
-_INT_MAX = int(np.iinfo(_INT).max)
-_INFO_STRINGS = ("title", "description", "math_info")
-_MATRIX_INFO_FLOATS = ("conditioning", "determinant")
-_SPARSITY = "sparsity"              # written by fclib 1.x, ignored by 3.x
-
-
-from contactcp.io.fclib.model import FclibGlobal, FclibLocal, FclibSolution
-from contactcp.io.fclib.model import _check_global, _check_local, _check_solution, _sizes  # noqa: F401
+from contactcp.io.fclib.model import (  # noqa: F401
+    _INFO_STRINGS,
+    _INT,
+    _INT_MAX,
+    _MATRIX_INFO_FLOATS,
+    _SPARSITY,
+    FclibGlobal,
+    FclibLocal,
+    FclibSolution,
+    _check_global,
+    _check_local,
+    _check_solution,
+    _sizes,
+)
 
 # ------------------------------------------------------------------- writing
+
 
 def _atomic_h5(path: str | os.PathLike, fill) -> None:
     import h5py
@@ -177,8 +181,10 @@ def _storage(storage: str) -> str:
 
 
 #: per kind: the problem class, its root group, its matrices, its vectors (required, then optional)
-_LAYOUT = {"local": ("FclibLocal", "fclib_local", ("W", "V", "R"), ("q", "mu"), ("s",)),
-           "global": ("FclibGlobal", "fclib_global", ("M", "H", "G"), ("f", "w", "mu"), ("b",))}
+_LAYOUT = {
+    "local": ("FclibLocal", "fclib_local", ("W", "V", "R"), ("q", "mu"), ("s",)),
+    "global": ("FclibGlobal", "fclib_global", ("M", "H", "G"), ("f", "w", "mu"), ("b",)),
+}
 
 
 def _write(kind: str, path: str | os.PathLike, problem: Any, solution: Any, guesses: Any, storage: str) -> None:
@@ -205,8 +211,14 @@ def _write(kind: str, path: str | os.PathLike, problem: Any, solution: Any, gues
     _atomic_h5(path, fill)
 
 
-def write_local(path: str | os.PathLike, problem: FclibLocal, solution: FclibSolution | None = None,
-                guesses: Iterable[FclibSolution] = (), *, storage: str = "csc") -> None:
+def write_local(
+    path: str | os.PathLike,
+    problem: FclibLocal,
+    solution: FclibSolution | None = None,
+    guesses: Iterable[FclibSolution] = (),
+    *,
+    storage: str = "csc",
+) -> None:
     """Write a local problem (and optionally a solution and initial guesses) to ``path``.
 
     Matrices are stored compressed-column (``storage="csc"``)
@@ -216,9 +228,13 @@ def write_local(path: str | os.PathLike, problem: FclibLocal, solution: FclibSol
     _write("local", path, problem, solution, guesses, storage)
 
 
-def write_global(path: str | os.PathLike, problem: FclibGlobal, solution: FclibSolution | None = None,
-                 guesses: Iterable[FclibSolution] = (), *, storage: str = "csc") -> None:
+def write_global(
+    path: str | os.PathLike,
+    problem: FclibGlobal,
+    solution: FclibSolution | None = None,
+    guesses: Iterable[FclibSolution] = (),
+    *,
+    storage: str = "csc",
+) -> None:
     """Write a global problem (and optionally a solution and initial guesses); see :func:`write_local`."""
     _write("global", path, problem, solution, guesses, storage)
-
-

@@ -101,7 +101,7 @@ def desaxce_residual(r, u, mu, d):
             xt2 += x[k] * x[k]
         nt = np.sqrt(xt2)
         m = mu[i]
-        if x[0] >= 0.0 and nt <= m * x[0]:          # inside K (x_n >= 0 matters when mu = 0)
+        if x[0] >= 0.0 and nt <= m * x[0]:  # inside K (x_n >= 0 matters when mu = 0)
             pass
         elif m * nt <= -x[0]:
             for k in range(d):
@@ -158,7 +158,7 @@ def reduced_newton_system(W, D, rho, phi, d, buf, wabs):
                 ne += 1
     keep = keep[:na]
     elim = elim[:ne]
-    J = buf[:na * na].reshape((na, na))
+    J = buf[: na * na].reshape((na, na))
     rhs = np.empty(na)
     # the eliminated unknowns' contribution W dr (dr is zero on keep)
     coupling = W @ dr if ne > 0 else np.zeros(m)

@@ -31,17 +31,23 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg import lapack
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import lapack
 
-from contactcp.solvers.registry import Raw, choice, integer, real, register, vector
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone import scale as homogeneous
-from contactcp.solvers.cone.kernels import (abs_row_sums, ac_merit, ac_phi_D, desaxce_residual, gauss_seidel_sweeps,
-                          reduced_newton_apply, reduced_newton_system)
-
+from contactcp.solvers.cone.kernels import (
+    abs_row_sums,
+    ac_merit,
+    ac_phi_D,
+    desaxce_residual,
+    gauss_seidel_sweeps,
+    reduced_newton_apply,
+    reduced_newton_system,
+)
+from contactcp.solvers.registry import Raw, choice, integer, real, register, vector
 
 #: largest sparse problem (unknowns) densified for the Gauss-Seidel warm start
 _DENSE_WARM_START_MAX = 3000
@@ -72,8 +78,7 @@ def default_rho(problem: FrictionContactProblem) -> np.ndarray:
     return 1.0 / np.maximum(scale, floor)
 
 
-def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray, d: int,
-                  jacobian: bool = True):
+def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray, d: int, jacobian: bool = True):
     """``Phi(r)`` and the blocks ``D_i = dP/dy`` (shape ``(n_c, d, d)``) of the projection."""
     R = r.reshape(-1, d)
     Y = R - rho[:, None] * u.reshape(-1, d)
@@ -109,8 +114,16 @@ def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray,
 GMRES_ABOVE = 400
 
 
-def _gmres_step(W: np.ndarray, rows: np.ndarray, Da: np.ndarray, rho_a: np.ndarray, eye_minus_D: np.ndarray,
-                rhs: np.ndarray, d: int, forcing: float) -> np.ndarray | None:
+def _gmres_step(
+    W: np.ndarray,
+    rows: np.ndarray,
+    Da: np.ndarray,
+    rho_a: np.ndarray,
+    eye_minus_D: np.ndarray,
+    rhs: np.ndarray,
+    d: int,
+    forcing: float,
+) -> np.ndarray | None:
     """Inexact Newton step by GMRES with the 3x3 block-diagonal of the Newton matrix as preconditioner.
 
     A product with the Newton matrix costs one product with ``W`` (no copy of
@@ -134,18 +147,27 @@ def _gmres_step(W: np.ndarray, rows: np.ndarray, Da: np.ndarray, rho_a: np.ndarr
         return (np.einsum("ijk,ik->ij", eye_minus_D, X) + np.einsum("ijk,ik->ij", DrW, wx)).reshape(-1)
 
     A = spla.LinearOperator((rows.size, rows.size), matvec=matvec, dtype=float)
-    P = spla.LinearOperator((rows.size, rows.size),
-                            matvec=lambda x: np.einsum("ijk,ik->ij", inv, x.reshape(na, d)).reshape(-1),
-                            dtype=float)
+    P = spla.LinearOperator(
+        (rows.size, rows.size), matvec=lambda x: np.einsum("ijk,ik->ij", inv, x.reshape(na, d)).reshape(-1), dtype=float
+    )
     x, info = spla.gmres(A, rhs, M=P, rtol=forcing, atol=0.0, restart=60, maxiter=5)
     if info != 0 or not np.all(np.isfinite(x)):
         return None
     return x
 
 
-def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarray, r: np.ndarray,
-                 d: int, linear: str = "auto", wabs: np.ndarray | None = None,
-                 single: list | None = None) -> np.ndarray | None:
+def _newton_step(
+    W,
+    sparse: bool,
+    phi: np.ndarray,
+    D: np.ndarray,
+    rho: np.ndarray,
+    r: np.ndarray,
+    d: int,
+    linear: str = "auto",
+    wabs: np.ndarray | None = None,
+    single: list | None = None,
+) -> np.ndarray | None:
     """Solve ``(I - D + D rho W) dr = -phi``, eliminating the rows with ``D = 0``.
 
     Dense ``W``: LU of the reduced system (rows whose ``D`` row is zero are
@@ -197,8 +219,15 @@ def _newton_step(W, sparse: bool, phi: np.ndarray, D: np.ndarray, rho: np.ndarra
 SINGLE_ABOVE = 96
 
 
-def _lu_step(W: np.ndarray, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, d: int,
-             wabs: np.ndarray | None = None, single: list | None = None) -> np.ndarray | None:
+def _lu_step(
+    W: np.ndarray,
+    D: np.ndarray,
+    rho: np.ndarray,
+    phi: np.ndarray,
+    d: int,
+    wabs: np.ndarray | None = None,
+    single: list | None = None,
+) -> np.ndarray | None:
     """Dense Newton step on the reduced system (compiled :func:`reduced_newton_system`).
 
     Above ``SINGLE_ABOVE`` rows, mixed precision as LAPACK's ``dsgesv``: LU
@@ -219,7 +248,7 @@ def _lu_step(W: np.ndarray, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, d: 
     if single is None:
         single = [True]
     if single[0] and phi.size > SINGLE_ABOVE:
-        keep, J32, rhs, dr, jnorm = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size ** 2, np.float32), wabs)
+        keep, J32, rhs, dr, jnorm = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size**2, np.float32), wabs)
         n = keep.size
         if n == 0:
             return dr if np.all(np.isfinite(dr)) else None
@@ -229,13 +258,13 @@ def _lu_step(W: np.ndarray, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, d: 
                 dr[keep] = step
                 return dr if np.all(np.isfinite(dr)) else None
             single[0] = False
-    keep, J, rhs, dr, _ = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size ** 2), wabs)
+    keep, J, rhs, dr, _ = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size**2), wabs)
     if keep.size == 0:
         return dr if np.all(np.isfinite(dr)) else None
     step = _lu_solve(J, rhs)
     if step is None:
         # J was overwritten by the factorisation: rebuild it (rare)
-        _, J, rhs, _, _ = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size ** 2), wabs)
+        _, J, rhs, _, _ = reduced_newton_system(W, D, rho, phi, d, np.empty(phi.size**2), wabs)
         step = _lm_solve(J, rhs)
         if step is None:
             return None
@@ -243,8 +272,17 @@ def _lu_step(W: np.ndarray, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, d: 
     return dr if np.all(np.isfinite(dr)) else None
 
 
-def _refined_single(J32: np.ndarray, rhs: np.ndarray, jnorm: float, W: np.ndarray, D: np.ndarray,
-                    rho: np.ndarray, keep: np.ndarray, d: int, m: int) -> np.ndarray | None:
+def _refined_single(
+    J32: np.ndarray,
+    rhs: np.ndarray,
+    jnorm: float,
+    W: np.ndarray,
+    D: np.ndarray,
+    rho: np.ndarray,
+    keep: np.ndarray,
+    d: int,
+    m: int,
+) -> np.ndarray | None:
     """``sgetrf`` of ``J32^T`` (overwritten) and iterative refinement (see :func:`_lu_step`);
     None when the factor is singular or the refinement stalls."""
     n = keep.size
@@ -296,13 +334,31 @@ def _lm_solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
         return None
 
 
-@register("newton", FrictionContactProblem, default=True,
-          options={"max_iter": integer(1), "rho": vector("scalar_or_n_c", positive=True), "r0": vector(),
-                   "armijo": real(0.0, 0.5, lo_open=True, hi_open=True), "linear": choice("auto", "lu", "gmres"),
-                   "sweeps": integer(0)},
-          description="semismooth Newton on the Alart–Curnier function, Armijo line search")
-def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 100, rho: object = None,
-              r0: object = None, armijo: float = 1e-4, linear: str = "auto", sweeps: int = 4) -> Raw:
+@register(
+    "newton",
+    FrictionContactProblem,
+    default=True,
+    options={
+        "max_iter": integer(1),
+        "rho": vector("scalar_or_n_c", positive=True),
+        "r0": vector(),
+        "armijo": real(0.0, 0.5, lo_open=True, hi_open=True),
+        "linear": choice("auto", "lu", "gmres"),
+        "sweeps": integer(0),
+    },
+    description="semismooth Newton on the Alart–Curnier function, Armijo line search",
+)
+def newton_ac(
+    problem: FrictionContactProblem,
+    tol: float,
+    *,
+    max_iter: int = 100,
+    rho: object = None,
+    r0: object = None,
+    armijo: float = 1e-4,
+    linear: str = "auto",
+    sweeps: int = 4,
+) -> Raw:
     """Semismooth Newton (Alart–Curnier).
 
     Options
@@ -331,12 +387,22 @@ def newton_ac(problem: FrictionContactProblem, tol: float, *, max_iter: int = 10
     return raw
 
 
-def _newton(problem: FrictionContactProblem, tol: float, max_iter: int, rho: object, rho_v: np.ndarray,
-            cold: bool, r: np.ndarray, armijo: float, linear: str, sweeps: int) -> Raw:
+def _newton(
+    problem: FrictionContactProblem,
+    tol: float,
+    max_iter: int,
+    rho: object,
+    rho_v: np.ndarray,
+    cold: bool,
+    r: np.ndarray,
+    armijo: float,
+    linear: str,
+    sweeps: int,
+) -> Raw:
     d, mu, W, q = problem.dim, problem.mu, problem.W, problem.q
     sparse = problem.sparse
     wabs = None if sparse else abs_row_sums(W)
-    single = [True]     # single-precision LU with refinement until it fails once
+    single = [True]  # single-precision LU with refinement until it fails once
     nq = float(np.linalg.norm(q))
     qscale = nq if nq > np.finfo(float).tiny else 1.0
     u = W @ r + q
@@ -388,5 +454,4 @@ def _newton(problem: FrictionContactProblem, tol: float, max_iter: int, rho: obj
     else:
         if problem._certify(r, None)[0].value <= tol:
             status, msg = Status.SOLVED, "converged"
-    return Raw(r, status, iterations=it, message=msg, w=u,
-               stats={"rho": float(np.mean(rho_v)), "rho_shrinks": shrinks})
+    return Raw(r, status, iterations=it, message=msg, w=u, stats={"rho": float(np.mean(rho_v)), "rho_shrinks": shrinks})

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from contactcp.solvers.registry import Raw, integer, register, vector
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone import scale as homogeneous
+from contactcp.solvers.registry import Raw, integer, register, vector
 
 
 @njit(cache=True, nogil=True)
@@ -27,7 +27,7 @@ def _project(x, mu, d):
     for k in range(1, d):
         nt2 += x[k] * x[k]
     nt = np.sqrt(nt2)
-    if xn >= 0.0 and nt <= mu * xn:       # inside K (x_n >= 0 matters when mu = 0)
+    if xn >= 0.0 and nt <= mu * xn:  # inside K (x_n >= 0 matters when mu = 0)
         return x.copy()
     out = np.zeros(d)
     if mu * nt <= -xn:
@@ -46,9 +46,9 @@ def _sweeps(W, q, mu, d, r, u, rho, n_sweeps, local_iter, local_tol):
     for _ in range(n_sweeps):
         for i in range(n_c):
             o = d * i
-            ri = r[o:o + d].copy()
+            ri = r[o : o + d].copy()
             # free part of this contact's velocity: u_i - W_ii r_i
-            qi = u[o:o + d].copy()
+            qi = u[o : o + d].copy()
             for a in range(d):
                 for b in range(d):
                     qi[a] -= W[o + a, o + b] * ri[b]
@@ -79,11 +79,15 @@ def _sweeps(W, q, mu, d, r, u, rho, n_sweeps, local_iter, local_tol):
                 r[o + b] = new[b]
 
 
-@register("nsgs", FrictionContactProblem,
-          description="non-smooth Gauss–Seidel with projected local solves (dense W)",
-          options={"max_sweeps": integer(1), "local_iter": integer(1), "r0": vector()})
-def nsgs(problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000, local_iter: int = 50,
-         r0: object = None) -> Raw:
+@register(
+    "nsgs",
+    FrictionContactProblem,
+    description="non-smooth Gauss–Seidel with projected local solves (dense W)",
+    options={"max_sweeps": integer(1), "local_iter": integer(1), "r0": vector()},
+)
+def nsgs(
+    problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000, local_iter: int = 50, r0: object = None
+) -> Raw:
     """Projected Gauss–Seidel over contacts.
 
     Options
@@ -106,7 +110,7 @@ def nsgs(problem: FrictionContactProblem, tol: float, *, max_sweeps: int = 1000,
 def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter) -> Raw:
     rho = np.empty(problem.n_c)
     for i in range(problem.n_c):
-        blk = W[d * i:d * i + d, d * i:d * i + d]
+        blk = W[d * i : d * i + d, d * i : d * i + d]
         lam = np.abs(np.linalg.eigvals(0.5 * (blk + blk.T))).max()
         rho[i] = 1.0 / lam if lam > 0 else 1.0
     u = W @ r + q
@@ -117,7 +121,7 @@ def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter) -> Raw:
         k = min(chunk, max_sweeps - done)
         _sweeps(W, q, mu, d, r, u, rho, k, local_iter, 1e-14)
         done += k
-        u = W @ r + q        # refresh against drift of the incremental updates
+        u = W @ r + q  # refresh against drift of the incremental updates
         if problem._certify(r, None)[0].value <= tol:
             status, msg = Status.SOLVED, "converged"
             break

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp.solvers.registry import Raw, integer, real, register, vector
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone import scale as homogeneous
 from contactcp.solvers.cone.newton import _newton, default_rho
+from contactcp.solvers.registry import Raw, integer, real, register, vector
 
 
 def _regularised(problem: FrictionContactProblem, rho: float, r: np.ndarray) -> FrictionContactProblem:
@@ -32,12 +32,30 @@ def _regularised(problem: FrictionContactProblem, rho: float, r: np.ndarray) -> 
     return FrictionContactProblem(Wr, problem.q - rho * r, problem.mu, problem.dim)
 
 
-@register("prox", FrictionContactProblem,
-          description="proximal point on W + rho I with semismooth Newton inner solves (rank-deficient W)",
-          options={"max_outer": integer(1), "inner_iter": integer(1), "rho": real(0.0, lo_open=True, none=True),
-                   "r0": vector(), "restarts": integer(0), "seed": integer(0)})
-def prox(problem: FrictionContactProblem, tol: float, *, max_outer: int = 200, inner_iter: int = 30,
-         rho: float | None = None, r0: object = None, restarts: int = 0, seed: int = 0) -> Raw:
+@register(
+    "prox",
+    FrictionContactProblem,
+    description="proximal point on W + rho I with semismooth Newton inner solves (rank-deficient W)",
+    options={
+        "max_outer": integer(1),
+        "inner_iter": integer(1),
+        "rho": real(0.0, lo_open=True, none=True),
+        "r0": vector(),
+        "restarts": integer(0),
+        "seed": integer(0),
+    },
+)
+def prox(
+    problem: FrictionContactProblem,
+    tol: float,
+    *,
+    max_outer: int = 200,
+    inner_iter: int = 30,
+    rho: float | None = None,
+    r0: object = None,
+    restarts: int = 0,
+    seed: int = 0,
+) -> Raw:
     """Proximal point with Newton inner solves.
 
     Options
@@ -63,8 +81,10 @@ def prox(problem: FrictionContactProblem, tol: float, *, max_outer: int = 200, i
         again = _prox(problem, tol, max_outer, inner_iter, rho, _random_start(problem, rng))
         again.stats["restart"] = attempt + 1
         again.iterations += raw.iterations
-        if again.status is Status.SOLVED or problem._certify(again.x, None)[0].value < \
-                problem._certify(raw.x, None)[0].value:
+        if (
+            again.status is Status.SOLVED
+            or problem._certify(again.x, None)[0].value < problem._certify(raw.x, None)[0].value
+        ):
             raw = again
         else:
             raw.iterations = again.iterations
@@ -80,13 +100,16 @@ def _random_start(problem: FrictionContactProblem, rng: np.random.Generator) -> 
     R = np.zeros((problem.n_c, d))
     R[:, 0] = rng.uniform(0.0, size, problem.n_c)
     t = rng.standard_normal((problem.n_c, d - 1))
-    t *= (rng.uniform(0.0, 1.0, problem.n_c) * problem.mu * R[:, 0] / np.maximum(np.linalg.norm(t, axis=1), 1e-300))[:, None]
+    t *= (rng.uniform(0.0, 1.0, problem.n_c) * problem.mu * R[:, 0] / np.maximum(np.linalg.norm(t, axis=1), 1e-300))[
+        :, None
+    ]
     R[:, 1:] = t
     return R.reshape(-1)
 
 
-def _prox(problem: FrictionContactProblem, tol: float, max_outer: int, inner_iter: int, rho: float | None,
-          r: np.ndarray) -> Raw:
+def _prox(
+    problem: FrictionContactProblem, tol: float, max_outer: int, inner_iter: int, rho: float | None, r: np.ndarray
+) -> Raw:
     W = problem.W
     diag = W.diagonal() if sp.issparse(W) else np.diag(W)
     wmax = float(np.max(np.abs(diag), initial=0.0)) or 1.0
@@ -109,11 +132,11 @@ def _prox(problem: FrictionContactProblem, tol: float, max_outer: int, inner_ite
         if ok and (raw.status is Status.SOLVED or new < res):
             r, res = raw.x, new
             if adapt and raw.status is Status.SOLVED and raw.iterations <= 3:
-                weight = max(lo, 0.5 * weight)     # easy inner problems: take longer proximal steps
+                weight = max(lo, 0.5 * weight)  # easy inner problems: take longer proximal steps
             elif adapt and raw.status is not Status.SOLVED:
                 weight = min(hi, 4.0 * weight)
         elif adapt:
-            weight = min(hi, 4.0 * weight)         # the inner problem is too hard: regularise more
+            weight = min(hi, 4.0 * weight)  # the inner problem is too hard: regularise more
         elif not ok:
             status, msg = Status.NUMERICAL_FAILURE, "an inner Newton solve failed"
             break

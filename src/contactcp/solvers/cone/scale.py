@@ -19,7 +19,9 @@ from contactcp.problems import FrictionContactProblem
 LIMIT = 300
 
 
-def apply(problem: FrictionContactProblem, r0: np.ndarray | None) -> tuple[FrictionContactProblem, np.ndarray | None, int]:
+def apply(
+    problem: FrictionContactProblem, r0: np.ndarray | None
+) -> tuple[FrictionContactProblem, np.ndarray | None, int]:
     """``(scaled problem, scaled start, k)``: the answer of the scaled problem times ``2^k`` answers the original."""
     big = float(np.abs(problem.q).max(initial=0.0))
     if r0 is not None:

@@ -18,10 +18,10 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from contactcp.solvers.registry import Raw, boolean, integer, register
 from contactcp.problems import LCP
 from contactcp.result import Status
 from contactcp.solvers.lcp.lemke import lemke_lcp
+from contactcp.solvers.registry import Raw, boolean, integer, register
 
 
 def _solve_block(M_FF: np.ndarray, rhs: np.ndarray, symmetric: bool) -> np.ndarray | None:
@@ -41,10 +41,13 @@ def _solve_block(M_FF: np.ndarray, rhs: np.ndarray, symmetric: bool) -> np.ndarr
     return sla.lu_solve((lu, piv), rhs, check_finite=False)
 
 
-@register("bpp", LCP, description="block principal pivoting (Júdice–Pires) with Lemke fallback",
-          options={"max_iter": integer(1, none=True), "backup": integer(0), "fallback": boolean()})
-def bpp(problem: LCP, tol: float, *, max_iter: int | None = None, backup: int = 3,
-        fallback: bool = True) -> Raw:
+@register(
+    "bpp",
+    LCP,
+    description="block principal pivoting (Júdice–Pires) with Lemke fallback",
+    options={"max_iter": integer(1, none=True), "backup": integer(0), "fallback": boolean()},
+)
+def bpp(problem: LCP, tol: float, *, max_iter: int | None = None, backup: int = 3, fallback: bool = True) -> Raw:
     """Block principal pivoting.
 
     Options
@@ -78,8 +81,13 @@ def bpp(problem: LCP, tol: float, *, max_iter: int | None = None, backup: int = 
         if bad.size == 0:
             np.maximum(z, 0.0, out=z)
             if problem.residual(z).value <= tol:
-                return Raw(z, Status.SOLVED, it, "complementary basis found by block pivoting",
-                           stats={"bpp_iterations": it, "fallback": False})
+                return Raw(
+                    z,
+                    Status.SOLVED,
+                    it,
+                    "complementary basis found by block pivoting",
+                    stats={"bpp_iterations": it, "fallback": False},
+                )
             why = "block solution not accurate enough"
             break
         if bad.size < best:

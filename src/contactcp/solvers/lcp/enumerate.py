@@ -16,14 +16,14 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import linprog
 
-from contactcp.solvers.registry import Raw, boolean, integer, register
 from contactcp.errors import InvalidOptionError
-from contactcp.problems import LCP
 from contactcp.linalg.dot2 import affine_dot2
-from contactcp.result import Certificate, Status
 from contactcp.linalg.lp import Farkas, check_farkas
 from contactcp.linalg.rational import rational_solve
 from contactcp.linalg.verified import verified_solve
+from contactcp.problems import LCP
+from contactcp.result import Certificate, Status
+from contactcp.solvers.registry import Raw, boolean, integer, register
 
 
 def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = None):
@@ -44,7 +44,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                     z[a], err = ver
                     verdict = _support_point(M, q, a, z, err)
                     if verdict is None:
-                        continue                 # provably no point on this support
+                        continue  # provably no point on this support
                     z = verdict
                 else:
                     singular += 1
@@ -60,12 +60,22 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                 if not any(np.allclose(z, s, atol=1e-9 * scale) for s in sols):
                     sols.append(np.maximum(z, 0.0))
                 if limit is not None and len(sols) >= limit:
-                    return sols, {"supports": None, "lps": lps, "singular_blocks": singular,
-                                  "singular_points": continua, "unproved_empty": unproved}
+                    return sols, {
+                        "supports": None,
+                        "lps": lps,
+                        "singular_blocks": singular,
+                        "singular_points": continua,
+                        "unproved_empty": unproved,
+                    }
     # singular_points: supports with a singular block that admit a solution (one LP point of a
     # possibly larger solution set is listed)
-    return sols, {"supports": 2 ** n, "lps": lps, "singular_blocks": singular, "singular_points": continua,
-                  "unproved_empty": unproved}
+    return sols, {
+        "supports": 2**n,
+        "lps": lps,
+        "singular_blocks": singular,
+        "singular_points": continua,
+        "unproved_empty": unproved,
+    }
 
 
 def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, err: float) -> np.ndarray | None:
@@ -83,7 +93,7 @@ def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, er
     if np.any(w < -spread * (1 + 1e-12) - 1e-300):
         return None
     if np.all(za > err) and np.all(w > spread):
-        return z                                  # every sign certain: a solution
+        return z  # every sign certain: a solution
     exact = rational_solve(M[np.ix_(a, a)], -q[a])
     if exact is None or any(v < 0 for v in exact):
         return None
@@ -102,8 +112,7 @@ def _support_empty_proved(M: np.ndarray, q: np.ndarray, a: list[int]) -> bool:
     LP, then checked exactly by :func:`contactcp.linalg.lp.check_farkas`)."""
     n = q.shape[0]
     rest = [i for i in range(n) if i not in a]
-    A = np.block([[M[np.ix_(a, a)], np.zeros((len(a), len(rest)))],
-                  [M[np.ix_(rest, a)], -np.eye(len(rest))]])
+    A = np.block([[M[np.ix_(a, a)], np.zeros((len(a), len(rest)))], [M[np.ix_(rest, a)], -np.eye(len(rest))]])
     b = -np.concatenate([q[a], q[rest]])
     res = linprog(b, A_ub=-A.T, b_ub=np.zeros(A.shape[1]), bounds=(-1, 1), method="highs")
     if res.status != 0 or not res.fun < 0:
@@ -118,8 +127,7 @@ def _support_lp(M: np.ndarray, q: np.ndarray, a: list[int]) -> np.ndarray | None
     b_eq = -q[a]
     A_ub = -M[np.ix_(rest, a)] if rest else None
     b_ub = q[rest] if rest else None
-    res = linprog(np.zeros(len(a)), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
-                  method="highs")
+    res = linprog(np.zeros(len(a)), A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     if res.status != 0:
         return None
     z = np.zeros(n)
@@ -131,8 +139,13 @@ def _enumerate_applies(problem: LCP) -> str:
     return "" if problem.n <= 16 else f"n = {problem.n} needs 2^{problem.n} solves (max_n = 16 by default)"
 
 
-@register("enumerate", LCP, description="all 2^n complementary supports (small n): every solution, or a proof of none",
-          options={"max_n": integer(1, 30), "all_solutions": boolean()}, applies=_enumerate_applies)
+@register(
+    "enumerate",
+    LCP,
+    description="all 2^n complementary supports (small n): every solution, or a proof of none",
+    options={"max_n": integer(1, 30), "all_solutions": boolean()},
+    applies=_enumerate_applies,
+)
 def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions: bool = True) -> Raw:
     """Support enumeration.
 
@@ -148,16 +161,30 @@ def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions
     stats["solutions"] = sols
     if sols:
         best = min(sols, key=lambda s: problem.residual(s).value)
-        return Raw(best, Status.SOLVED, len(sols), f"{len(sols)} solution(s) found"
-                   + ("" if all_solutions else " (stopped at the first)"), stats=stats)
+        return Raw(
+            best,
+            Status.SOLVED,
+            len(sols),
+            f"{len(sols)} solution(s) found" + ("" if all_solutions else " (stopped at the first)"),
+            stats=stats,
+        )
     if stats["unproved_empty"]:
-        return Raw(None, Status.INACCURATE, 2 ** n,
-                   f"no support admits a solution, but {stats['unproved_empty']} ill-conditioned support(s) "
-                   "were ruled out by an LP verdict that no exact Farkas proof confirms", stats=stats)
-    cert = Certificate(kind="enumeration", vector=np.zeros(0),
-                       description=f"all {2 ** n} complementary supports checked, none admits a solution "
-                                   "(a block proved nonsingular by a verified solve: signs beyond its rigorous "
-                                   "error bound, the others decided in rational arithmetic; the remaining blocks "
-                                   "by an LP whose emptiness verdict is confirmed by an exact Farkas proof)", checks={"supports": float(2 ** n),
-                                                                "lps": float(stats["lps"])}, verified=True)
-    return Raw(None, Status.NO_SOLUTION, 2 ** n, "no support admits a solution", certificate=cert, stats=stats)
+        return Raw(
+            None,
+            Status.INACCURATE,
+            2**n,
+            f"no support admits a solution, but {stats['unproved_empty']} ill-conditioned support(s) "
+            "were ruled out by an LP verdict that no exact Farkas proof confirms",
+            stats=stats,
+        )
+    cert = Certificate(
+        kind="enumeration",
+        vector=np.zeros(0),
+        description=f"all {2**n} complementary supports checked, none admits a solution "
+        "(a block proved nonsingular by a verified solve: signs beyond its rigorous "
+        "error bound, the others decided in rational arithmetic; the remaining blocks "
+        "by an LP whose emptiness verdict is confirmed by an exact Farkas proof)",
+        checks={"supports": float(2**n), "lps": float(stats["lps"])},
+        verified=True,
+    )
+    return Raw(None, Status.NO_SOLUTION, 2**n, "no support admits a solution", certificate=cert, stats=stats)

@@ -58,27 +58,28 @@ matters, but with ``purify=False`` such runs can end without a solution.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 
-from contactcp.solvers.registry import Raw, boolean, choice, integer, real, register, vector
 from contactcp.errors import InvalidOptionError
 from contactcp.problems import LCP
 from contactcp.result import Residual, Status
 from contactcp.solvers.lcp import polish
 from contactcp.solvers.lcp.certificates import lcp_farkas
+from contactcp.solvers.registry import Raw, boolean, choice, integer, real, register, vector
 
-_GAMMA = 1e-5        # wide neighbourhood: min z_i w_i >= gamma mu
-_BETA = 1e4          # ||r|| / mu <= beta ||r0|| / mu0
-_ETA = 0.995         # fraction of the step to the boundary
-_ARMIJO = 0.01       # required decrease: mu_new <= (1 - _ARMIJO alpha) mu
-_SIGMA_LONG = 0.3    # centering of the fallback long step
-_BLOWUP = 1e12       # ||(z, w)||_inf beyond this times the start's size: divergence
-_PSD_RTOL = 1e-10    # symmetric part PSD if its smallest eigenvalue >= -_PSD_RTOL max|S_ij|
-_PSD_MAX_N = 2000    # skip the matrix-class check above this size
-_P_MAX_N = 10        # check all principal minors up to this size
+_GAMMA = 1e-5  # wide neighbourhood: min z_i w_i >= gamma mu
+_BETA = 1e4  # ||r|| / mu <= beta ||r0|| / mu0
+_ETA = 0.995  # fraction of the step to the boundary
+_ARMIJO = 0.01  # required decrease: mu_new <= (1 - _ARMIJO alpha) mu
+_SIGMA_LONG = 0.3  # centering of the fallback long step
+_BLOWUP = 1e12  # ||(z, w)||_inf beyond this times the start's size: divergence
+_PSD_RTOL = 1e-10  # symmetric part PSD if its smallest eigenvalue >= -_PSD_RTOL max|S_ij|
+_PSD_MAX_N = 2000  # skip the matrix-class check above this size
+_P_MAX_N = 10  # check all principal minors up to this size
 
 GUARANTEE_PSD = "monotone (PSD): polynomial convergence guaranteed"
 GUARANTEE_P = "P-matrix: convergence guaranteed (P_*)"
@@ -107,7 +108,7 @@ def matrix_class(M: np.ndarray) -> tuple[str, bool]:
     psd = smax == 0.0
     if not psd:
         A = S.copy()
-        A.flat[::n + 1] += _PSD_RTOL * smax
+        A.flat[:: n + 1] += _PSD_RTOL * smax
         try:
             sla.cho_factor(A, overwrite_a=True, check_finite=False)
             psd = True
@@ -151,7 +152,7 @@ def _factor(K: np.ndarray, cholesky: bool) -> Callable[[np.ndarray], np.ndarray]
     return lambda b: sla.lu_solve((lu, piv), b, check_finite=False)
 
 
-def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: "_Candidates", passes: int = 3) -> bool:
+def _purify(problem: LCP, z: np.ndarray, w: np.ndarray, track: _Candidates, passes: int = 3) -> bool:
     """Crossover: the active-set polish of :mod:`contactcp.solvers.lcp.polish` from the iterate
     (support ``{z_i > w_i / s_i}``, least-squares correction when the block is singular, refinement,
     sign flips); every polished point is offered to ``track``; True when one is accepted."""
@@ -206,13 +207,15 @@ def _feasible_start(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> tuple[np.nda
     if n > FEASIBLE_START_MAX_N:
         return None
     from scipy.optimize import linprog
+
     cap = 10.0 * float(z.max())
     # variables (z, s): maximise s; -M z + s e <= q; -z + s e <= 0
     A = np.block([[-M, np.ones((n, 1))], [-np.eye(n), np.ones((n, 1))]])
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A, b_ub=np.concatenate([q, np.zeros(n)]), bounds=[(0, cap)] * n + [(None, cap)],
-                  method="highs")
+    res = linprog(
+        c, A_ub=A, b_ub=np.concatenate([q, np.zeros(n)]), bounds=[(0, cap)] * n + [(None, cap)], method="highs"
+    )
     if res.status != 0 or not res.x[-1] > 1e-8 * max(1.0, float(np.abs(q).max())):
         return None
     zf = res.x[:n]
@@ -280,22 +283,43 @@ def _step_length(z, dz, w, dw, mu, rnorm, ratio_cap, n, decrease) -> float:
         wn = w + a * dw
         prod = zn * wn
         mun = float(prod.sum()) / n
-        if (np.isfinite(mun) and 0 < mun <= (1.0 - decrease * a) * mu
-                and float(prod.min()) >= _GAMMA * mun
-                and (1.0 - a) * rnorm <= ratio_cap * mun and zn.min() > 0 and wn.min() > 0):
+        if (
+            np.isfinite(mun)
+            and 0 < mun <= (1.0 - decrease * a) * mu
+            and float(prod.min()) >= _GAMMA * mun
+            and (1.0 - a) * rnorm <= ratio_cap * mun
+            and zn.min() > 0
+            and wn.min() > 0
+        ):
             return a
         a *= 0.6
     return 0.0
 
 
-@register("interior-point", LCP,
-          description="infeasible-start interior-point path following (Kojima–Megiddo–Noma–Yoshise) "
-                      "with purification",
-          options={"max_iter": integer(1), "sigma": real(0.0, 1.0, lo_open=True, hi_open=True, none=True),
-                   "z0": vector(positive=True), "w0": vector(positive=True), "purify": boolean(),
-                   "start": choice("auto", "infeasible")})
-def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: float | None = None,
-                   z0: Any = None, w0: Any = None, purify: bool = True, start: str = "auto") -> Raw:
+@register(
+    "interior-point",
+    LCP,
+    description="infeasible-start interior-point path following (Kojima–Megiddo–Noma–Yoshise) with purification",
+    options={
+        "max_iter": integer(1),
+        "sigma": real(0.0, 1.0, lo_open=True, hi_open=True, none=True),
+        "z0": vector(positive=True),
+        "w0": vector(positive=True),
+        "purify": boolean(),
+        "start": choice("auto", "infeasible"),
+    },
+)
+def interior_point(
+    problem: LCP,
+    tol: float,
+    *,
+    max_iter: int = 100,
+    sigma: float | None = None,
+    z0: Any = None,
+    w0: Any = None,
+    purify: bool = True,
+    start: str = "auto",
+) -> Raw:
     """Infeasible-start interior-point method (KMNY path following) with purification.
 
     Options
@@ -376,51 +400,85 @@ def interior_point(problem: LCP, tol: float, *, max_iter: int = 100, sigma: floa
         if _purify(problem, z, w, track):
             outcome = "solved"
 
-    stats = {"mu": mu, "infeasibility": rnorm, "purified": track.purified, "guarantee": guarantee,
-             "start": start}
+    stats = {"mu": mu, "infeasibility": rnorm, "purified": track.purified, "guarantee": guarantee, "start": start}
     return _answer(problem, tol, outcome, track, z, its, max_iter, mu, rnorm, guarantee, stats)
 
 
-def _answer(problem: LCP, tol: float, outcome: str, track: "_Candidates", z: np.ndarray, its: int, max_iter: int,
-            mu: float, rnorm: float, guarantee: str, stats: dict) -> Raw:
+def _answer(
+    problem: LCP,
+    tol: float,
+    outcome: str,
+    track: _Candidates,
+    z: np.ndarray,
+    its: int,
+    max_iter: int,
+    mu: float,
+    rnorm: float,
+    guarantee: str,
+    stats: dict,
+) -> Raw:
     """The method's answer: the accepted point, a verified infeasibility proof, or the best point with
     why the iteration stopped."""
     q = problem.q
     tail = f"; {guarantee}"
     if outcome == "solved":
         how = "after purification" if track.purified else "at an interior iterate"
-        return Raw(track.x, Status.SOLVED, its,
-                   f"residual {track.value:.1e} {how} after {its} interior iterations{tail}", stats=stats)
+        return Raw(
+            track.x,
+            Status.SOLVED,
+            its,
+            f"residual {track.value:.1e} {how} after {its} interior iterations{tail}",
+            stats=stats,
+        )
 
-    why = {"limit": f"iteration limit ({max_iter}) reached",
-           "diverged": f"the iterates diverge (||(z, w)|| grew by {_BLOWUP:.0e})",
-           "collapsed": "the step size collapsed",
-           "singular": "the Newton matrix M + diag(w/z) is singular"}[outcome]
+    why = {
+        "limit": f"iteration limit ({max_iter}) reached",
+        "diverged": f"the iterates diverge (||(z, w)|| grew by {_BLOWUP:.0e})",
+        "collapsed": "the step size collapsed",
+        "singular": "the Newton matrix M + diag(w/z) is singular",
+    }[outcome]
     why += f" at mu = {mu:.2e}, ||w - M z - q|| = {rnorm:.2e}"
     qscale = max(1.0, float(np.abs(q).max()))
     still_infeasible = rnorm > max(tol, 1e-8) * qscale
     if outcome == "diverged" or still_infeasible:
         zn = float(z.sum())
-        cert = lcp_farkas(problem, z / zn if zn > 0 else None, tol,
-                          "interior-point iterates stayed infeasible")
+        cert = lcp_farkas(problem, z / zn if zn > 0 else None, tol, "interior-point iterates stayed infeasible")
         if cert is not None:
-            return Raw(None, Status.NO_SOLUTION, its,
-                       f"{why}; the LCP is infeasible (verified Farkas certificate){tail}",
-                       certificate=cert, stats=stats)
+            return Raw(
+                None,
+                Status.NO_SOLUTION,
+                its,
+                f"{why}; the LCP is infeasible (verified Farkas certificate){tail}",
+                certificate=cert,
+                stats=stats,
+            )
         why += "; no Farkas certificate of infeasibility was found"
-    status = {"limit": Status.ITERATION_LIMIT, "diverged": Status.ITERATION_LIMIT,
-              "collapsed": Status.STATIONARY_NOT_SOLUTION, "singular": Status.NUMERICAL_FAILURE}[outcome]
+    status = {
+        "limit": Status.ITERATION_LIMIT,
+        "diverged": Status.ITERATION_LIMIT,
+        "collapsed": Status.STATIONARY_NOT_SOLUTION,
+        "singular": Status.NUMERICAL_FAILURE,
+    }[outcome]
     best = "no acceptable point" if track.x is None else f"best residual {track.value:.1e}"
     return Raw(track.x, status, its, f"{why}; {best}{tail}", stats=stats)
 
 
-def _step(M: np.ndarray, z: np.ndarray, w: np.ndarray, r: np.ndarray, mu: float, rnorm: float, ratio_cap: float,
-          sigma: float | None, cholesky: bool):
+def _step(
+    M: np.ndarray,
+    z: np.ndarray,
+    w: np.ndarray,
+    r: np.ndarray,
+    mu: float,
+    rnorm: float,
+    ratio_cap: float,
+    sigma: float | None,
+    cholesky: bool,
+):
     """One interior step ``(dz, dw, alpha)``, or the outcome that ends the iteration ("singular",
     "collapsed").  The Newton system is ``(M + diag(w/z)) dz = rhs``, ``dw = M dz - r``."""
     n = z.shape[0]
     K = M.copy()
-    K.flat[::n + 1] += w / z
+    K.flat[:: n + 1] += w / z
     solve = _factor(K, cholesky)
     if solve is None:
         return "singular"

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.solvers.registry import Raw, boolean, integer, real, register
 from contactcp._validate import index_mask, vector
 from contactcp.errors import InvalidOptionError
 from contactcp.problems import LCP, BoxLCP, MixedLCP
@@ -14,6 +13,7 @@ from contactcp.result import Status
 from contactcp.solvers.lcp import lemke_kernel as K
 from contactcp.solvers.lcp.certificates import lcp_farkas
 from contactcp.solvers.lcp.reductions import via_lcp
+from contactcp.solvers.registry import Raw, boolean, integer, real, register
 
 _STATUS_TEXT = {
     K.SOLVED: "the artificial variable left the basis",
@@ -24,13 +24,25 @@ _STATUS_TEXT = {
 
 
 _NO_D = np.zeros(0)
-_EQUILIBRATED = (" on the equilibrated LCP (R M C, R q): the row or column max-norms of M spread over "
-                 f"more than {K.SPREAD:.0f}")
+_EQUILIBRATED = (
+    f" on the equilibrated LCP (R M C, R q): the row or column max-norms of M spread over more than {K.SPREAD:.0f}"
+)
 
 
-def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
-              piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
-              restarts: int = 3, seed: int = 0, first: Raw | None = None) -> Raw:
+def lemke_lcp(
+    problem: LCP,
+    tol: float,
+    *,
+    d: Any = None,
+    basis: Any = None,
+    max_iter: int | None = None,
+    piv_tol: float = 1e-11,
+    lexicographic: bool = True,
+    check_every: int = 16,
+    restarts: int = 3,
+    seed: int = 0,
+    first: Raw | None = None,
+) -> Raw:
     """Lemke's method on a standard LCP; see :func:`lemke` for the options.
 
     A ray termination without an infeasibility proof (possible when M is not
@@ -40,8 +52,11 @@ def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max
     solution or in a ray that proves infeasibility.  ``first`` is the outcome of
     the first run when the caller already has it.
     """
-    raw = first if first is not None else _lemke_once(problem, tol, d, basis, max_iter, piv_tol,
-                                                      lexicographic, check_every)
+    raw = (
+        first
+        if first is not None
+        else _lemke_once(problem, tol, d, basis, max_iter, piv_tol, lexicographic, check_every)
+    )
     rng = None
     tried = 0
     total = raw.iterations
@@ -50,22 +65,30 @@ def lemke_lcp(problem: LCP, tol: float, *, d: Any = None, basis: Any = None, max
         why.append("pivot limit" if raw.status is Status.ITERATION_LIMIT else "ray without proof")
         rng = rng or np.random.default_rng(seed)
         tried += 1
-        raw = _lemke_once(problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol,
-                          lexicographic, check_every)
+        raw = _lemke_once(
+            problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol, lexicographic, check_every
+        )
         total += raw.iterations
     if tried:
         raw.iterations = total
         raw.stats["restarts"] = tried
-        raw.message += (f" (after {tried} restart(s) with random covering vectors, "
-                        f"following: {', '.join(why)})")
+        raw.message += f" (after {tried} restart(s) with random covering vectors, following: {', '.join(why)})"
     return raw
 
 
 _RETRY = (Status.RAY_TERMINATION, Status.ITERATION_LIMIT)
 
 
-def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | None, piv_tol: float,
-                lexicographic: bool, check_every: int) -> Raw:
+def _lemke_once(
+    problem: LCP,
+    tol: float,
+    d: Any,
+    basis: Any,
+    max_iter: int | None,
+    piv_tol: float,
+    lexicographic: bool,
+    check_every: int,
+) -> Raw:
     M, q = problem.M, problem.q
     n = q.shape[0]
     max_iter = max(1000, 50 * n) if max_iter is None else _int_option("max_iter", max_iter)
@@ -75,8 +98,9 @@ def _lemke_once(problem: LCP, tol: float, d: Any, basis: Any, max_iter: int | No
         check_every = _int_option("check_every", check_every, minimum=0)
     if basis is None:
         note = "cold start"
-        out = K.lemke_cold_solve(M, q, _NO_D if d is None else _covering(d, n), max_iter, float(piv_tol),
-                                 bool(lexicographic), check_every)
+        out = K.lemke_cold_solve(
+            M, q, _NO_D if d is None else _covering(d, n), max_iter, float(piv_tol), bool(lexicographic), check_every
+        )
     else:
         if d is not None:
             raise InvalidOptionError("d", "a warm start chooses its own covering vector; give d or basis, not both")
@@ -101,12 +125,22 @@ def _interpret(problem: LCP, tol: float, out: np.ndarray, warm: bool, max_iter: 
         if zh is not None:
             stats["ray"] = zh
         if cert is not None:
-            return Raw(None, Status.NO_SOLUTION, pivots,
-                       "ray termination; the LCP is infeasible (verified Farkas certificate)",
-                       certificate=cert, stats=stats)
-        return Raw(None, Status.RAY_TERMINATION, pivots,
-                   "ray termination, no conclusion: the feasible set is nonempty, so M is not "
-                   "copositive-plus here and Lemke's ray proves nothing", stats=stats)
+            return Raw(
+                None,
+                Status.NO_SOLUTION,
+                pivots,
+                "ray termination; the LCP is infeasible (verified Farkas certificate)",
+                certificate=cert,
+                stats=stats,
+            )
+        return Raw(
+            None,
+            Status.RAY_TERMINATION,
+            pivots,
+            "ray termination, no conclusion: the feasible set is nonempty, so M is not "
+            "copositive-plus here and Lemke's ray proves nothing",
+            stats=stats,
+        )
     if status == K.ITER_LIMIT:
         return Raw(z, Status.ITERATION_LIMIT, pivots, f"{_STATUS_TEXT[status]} ({max_iter})", stats=stats)
     return Raw(None, Status.NUMERICAL_FAILURE, pivots, _STATUS_TEXT[status], stats=stats)
@@ -154,14 +188,35 @@ def _warm_start(M: np.ndarray, q: np.ndarray, basis: Any) -> tuple[np.ndarray, n
     return np.ascontiguousarray(AT), lu @ q, start, f"warm start from a basis with {int(zb.sum())} z basic"
 
 
-@register("lemke", LCP, MixedLCP, BoxLCP, default=True,
-          description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)",
-          options={"max_iter": integer(1, none=True), "piv_tol": real(0.0, 1.0, lo_open=True, hi_open=True),
-                   "lexicographic": boolean(), "check_every": integer(0), "restarts": integer(0),
-                   "seed": integer(0)})
-def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: int | None = None,
-          piv_tol: float = 1e-11, lexicographic: bool = True, check_every: int = 16,
-          restarts: int = 3, seed: int = 0) -> Raw:
+@register(
+    "lemke",
+    LCP,
+    MixedLCP,
+    BoxLCP,
+    default=True,
+    description="Lemke's complementary pivoting, lexicographic (CPS Algorithm 4.4.5)",
+    options={
+        "max_iter": integer(1, none=True),
+        "piv_tol": real(0.0, 1.0, lo_open=True, hi_open=True),
+        "lexicographic": boolean(),
+        "check_every": integer(0),
+        "restarts": integer(0),
+        "seed": integer(0),
+    },
+)
+def lemke(
+    problem,
+    tol: float,
+    *,
+    d: Any = None,
+    basis: Any = None,
+    max_iter: int | None = None,
+    piv_tol: float = 1e-11,
+    lexicographic: bool = True,
+    check_every: int = 16,
+    restarts: int = 3,
+    seed: int = 0,
+) -> Raw:
     """Lemke's method.
 
     Options
@@ -183,22 +238,55 @@ def lemke(problem, tol: float, *, d: Any = None, basis: Any = None, max_iter: in
     original problem.
     """
     first = None
-    if type(problem) is LCP and d is None and basis is None and max_iter is None and piv_tol == 1e-11 \
-            and lexicographic is True and check_every == 16:
+    if (
+        type(problem) is LCP
+        and d is None
+        and basis is None
+        and max_iter is None
+        and piv_tol == 1e-11
+        and lexicographic is True
+        and check_every == 16
+    ):
         # the common case, kept lean: many small LCPs are solved one call at a time
         n = problem.q.shape[0]
         out = K.lemke_cold_solve(problem.M, problem.q, _NO_D, max(1000, 50 * n), 1e-11, True, 16)
         if out[0] == K.SOLVED:
             pivots = int(out[1])
-            return Raw(out[4:4 + n], Status.SOLVED, pivots, _STATUS_TEXT[K.SOLVED],
-                       stats={"pivots": pivots, "refactorizations": int(out[2]),
-                              "z_basic": out[4 + 2 * n:4 + 3 * n].astype(bool),
-                              "start": "cold start" + (_EQUILIBRATED if out[4 + 3 * n] else "")})
+            return Raw(
+                out[4 : 4 + n],
+                Status.SOLVED,
+                pivots,
+                _STATUS_TEXT[K.SOLVED],
+                stats={
+                    "pivots": pivots,
+                    "refactorizations": int(out[2]),
+                    "z_basic": out[4 + 2 * n : 4 + 3 * n].astype(bool),
+                    "start": "cold start" + (_EQUILIBRATED if out[4 + 3 * n] else ""),
+                },
+            )
         first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
     if isinstance(problem, LCP):
-        return lemke_lcp(problem, tol, d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol,
-                         lexicographic=lexicographic, check_every=check_every, restarts=restarts, seed=seed,
-                         first=first)
-    opts = dict(d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic,
-                check_every=check_every, restarts=restarts, seed=seed)
+        return lemke_lcp(
+            problem,
+            tol,
+            d=d,
+            basis=basis,
+            max_iter=max_iter,
+            piv_tol=piv_tol,
+            lexicographic=lexicographic,
+            check_every=check_every,
+            restarts=restarts,
+            seed=seed,
+            first=first,
+        )
+    opts = dict(
+        d=d,
+        basis=basis,
+        max_iter=max_iter,
+        piv_tol=piv_tol,
+        lexicographic=lexicographic,
+        check_every=check_every,
+        restarts=restarts,
+        seed=seed,
+    )
     return via_lcp(problem, tol, lemke_lcp, opts)

@@ -339,8 +339,7 @@ def lemke_batch_core(M, q, d, max_iter, piv_tol, lexico, check_every):
     basis0 = np.arange(n)
     for k in prange(K):
         AT = cold_start_columns(M[k], q[k], d)
-        st, x, bas, piv, entering, col, _ = lemke_core(AT, q[k], basis0, max_iter, piv_tol, lexico,
-                                                       check_every)
+        st, x, bas, piv, entering, col, _ = lemke_core(AT, q[k], basis0, max_iter, piv_tol, lexico, check_every)
         z, _w, _z0 = split_solution(x, bas, n)
         Z[k] = z
         status[k] = st
@@ -358,8 +357,7 @@ def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
     equilibrated]``; ``zh`` is the ``z`` part of the terminal ray (zero unless status is RAY).
     """
     n = b.shape[0]
-    st, x, bas, piv, entering, col, refactors = lemke_core(AT, b, start, max_iter, piv_tol, lexico,
-                                                           check_every)
+    st, x, bas, piv, entering, col, refactors = lemke_core(AT, b, start, max_iter, piv_tol, lexico, check_every)
     out = np.zeros(5 + 3 * n)
     out[0] = st
     out[1] = piv
@@ -374,19 +372,27 @@ def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
         else:
             out[3] = x[i]
     if st == RAY:
-        out[4 + n:4 + 2 * n] = ray_z_part(bas, entering, col, n)
+        out[4 + n : 4 + 2 * n] = ray_z_part(bas, entering, col, n)
     return out
 
 
 def unpack(out: np.ndarray, n: int):
     """``(status, z, zh, z0, pivots, refactors, z_basic, equilibrated)`` from :func:`lemke_solve`'s
     or :func:`lemke_cold_solve`'s array."""
-    return (int(out[0]), out[4:4 + n], out[4 + n:4 + 2 * n], float(out[3]), int(out[1]), int(out[2]),
-            out[4 + 2 * n:4 + 3 * n].astype(np.bool_), bool(out[4 + 3 * n]))
+    return (
+        int(out[0]),
+        out[4 : 4 + n],
+        out[4 + n : 4 + 2 * n],
+        float(out[3]),
+        int(out[1]),
+        int(out[2]),
+        out[4 + 2 * n : 4 + 3 * n].astype(np.bool_),
+        bool(out[4 + 3 * n]),
+    )
 
 
 # Row or column max-norms of M spread over more than this factor: Lemke runs on the equilibrated LCP.
-SPREAD = 2.0 ** 10
+SPREAD = 2.0**10
 
 
 @njit(cache=True, nogil=True)

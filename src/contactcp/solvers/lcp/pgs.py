@@ -13,16 +13,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from contactcp.solvers.registry import Raw, integer, real, register, vector
 from contactcp.problems import LCP
 from contactcp.problems._kernels import column_units, row_scale
 from contactcp.result import Status
+from contactcp.solvers.registry import Raw, integer, real, register, vector
 
 
 @njit(cache=True, nogil=True)
 def _pgs(M, q, z, omega, max_sweeps, tol):
     n = q.shape[0]
-    Z = column_units(M, q)           # the residual's row scales (contactcp.problems._kernels.row_scale)
+    Z = column_units(M, q)  # the residual's row scales (contactcp.problems._kernels.row_scale)
     for sweep in range(1, max_sweeps + 1):
         for i in range(n):
             s = q[i]
@@ -51,11 +51,14 @@ def _pgs_applies(problem: LCP) -> str:
     return "" if np.all(d > 0) else "PGS divides by the diagonal of M, which has a nonpositive entry"
 
 
-@register("pgs", LCP, description="projected Gauss–Seidel with over-relaxation (compiled)",
-          options={"omega": real(0.0, 2.0, lo_open=True, hi_open=True), "max_sweeps": integer(1, none=True),
-                   "z0": vector()}, applies=_pgs_applies)
-def pgs(problem: LCP, tol: float, *, omega: float = 1.0, max_sweeps: int | None = None,
-        z0: object = None) -> Raw:
+@register(
+    "pgs",
+    LCP,
+    description="projected Gauss–Seidel with over-relaxation (compiled)",
+    options={"omega": real(0.0, 2.0, lo_open=True, hi_open=True), "max_sweeps": integer(1, none=True), "z0": vector()},
+    applies=_pgs_applies,
+)
+def pgs(problem: LCP, tol: float, *, omega: float = 1.0, max_sweeps: int | None = None, z0: object = None) -> Raw:
     """Projected Gauss–Seidel.
 
     Options

@@ -19,7 +19,7 @@ problems, Lemke's mixed-LCP reductions and the default chains' finisher.
 from __future__ import annotations
 
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.linalg as sla

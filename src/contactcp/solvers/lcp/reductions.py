@@ -12,8 +12,8 @@ so its proofs are only candidates; the split reduction ``v = v+ - v-`` copies th
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.linalg as sla
@@ -38,7 +38,7 @@ class Reduction:
     recover: Recover
     pullback: Callable[[np.ndarray], np.ndarray]
     note: str
-    exact: bool          #: True when the LCP's data are exact copies of the original's
+    exact: bool  #: True when the LCP's data are exact copies of the original's
 
 
 def _identity(z: np.ndarray) -> np.ndarray:
@@ -111,13 +111,13 @@ def mixed_to_lcp(p: MixedLCP, split: bool = False) -> Reduction:
         x = np.empty(n)
         x[f] = xf
         # no complementarity rows at all: a linear system, nothing left to pivot on
-        return Reduction(None, lambda z: x.copy(), _identity, "only free variables: solved as a linear system",
-                         False)
+        return Reduction(None, lambda z: x.copy(), _identity, "only free variables: solved as a linear system", False)
     if lu is not None and not split:
         S = sla.lu_solve(lu, np.column_stack([Mfc, p.q[f]]), check_finite=False)
         Mred = Mcc - Mcf @ S[:, :-1]
         qred = p.q[c] - Mcf @ S[:, -1]
         if np.all(np.isfinite(Mred)) and np.all(np.isfinite(qred)):
+
             def recover(z: np.ndarray) -> np.ndarray:
                 x = np.empty(n)
                 x[c] = z
@@ -131,8 +131,13 @@ def mixed_to_lcp(p: MixedLCP, split: bool = False) -> Reduction:
                 out[f] = -sla.lu_solve(lu, Mcf.T @ y, trans=1, check_finite=False)
                 return out
 
-            return Reduction(LCP(Mred, qred), recover, pullback,
-                             f"free block eliminated (Schur complement, LCP of size {c.size})", False)
+            return Reduction(
+                LCP(Mred, qred),
+                recover,
+                pullback,
+                f"free block eliminated (Schur complement, LCP of size {c.size})",
+                False,
+            )
     nf, nc = f.size, c.size
     N = nc + 2 * nf
     M2 = np.zeros((N, N))
@@ -140,26 +145,27 @@ def mixed_to_lcp(p: MixedLCP, split: bool = False) -> Reduction:
     blocks_c = np.hstack([Mcc, Mcf, -Mcf])
     blocks_f = np.hstack([Mfc, Mff, -Mff])
     M2[:nc] = blocks_c
-    M2[nc:nc + nf] = blocks_f
-    M2[nc + nf:] = -blocks_f
+    M2[nc : nc + nf] = blocks_f
+    M2[nc + nf :] = -blocks_f
     q2[:nc] = p.q[c]
-    q2[nc:nc + nf] = p.q[f]
-    q2[nc + nf:] = -p.q[f]
+    q2[nc : nc + nf] = p.q[f]
+    q2[nc + nf :] = -p.q[f]
 
     def recover_split(z: np.ndarray) -> np.ndarray:
         x = np.empty(n)
         x[c] = z[:nc]
-        x[f] = z[nc:nc + nf] - z[nc + nf:]
+        x[f] = z[nc : nc + nf] - z[nc + nf :]
         return x
 
     def pullback_split(y: np.ndarray) -> np.ndarray:
         out = np.empty(n)
         out[c] = y[:nc]
-        out[f] = y[nc:nc + nf] - y[nc + nf:]
+        out[f] = y[nc : nc + nf] - y[nc + nf :]
         return out
 
-    return Reduction(LCP(M2, q2), recover_split, pullback_split,
-                     f"free variables split v = v+ - v- (LCP of size {N})", True)
+    return Reduction(
+        LCP(M2, q2), recover_split, pullback_split, f"free variables split v = v+ - v- (LCP of size {N})", True
+    )
 
 
 def to_lcp(p, split: bool = False) -> Reduction:
@@ -211,16 +217,27 @@ def via_lcp(problem, tol: float, lcp_method, opts: dict):
             if ray is not None and np.size(ray) == red.lcp.n:
                 with np.errstate(all="ignore"):
                     cand = red.pullback(np.asarray(ray, dtype=float))
-            cert = farkas_certificate(problem, cand, "the reduced LCP's Farkas vector, pulled back to the "
-                                      "problem's own data and verified there")
+            cert = farkas_certificate(
+                problem,
+                cand,
+                "the reduced LCP's Farkas vector, pulled back to the problem's own data and verified there",
+            )
             if cert is not None:
-                return Raw(None, Status.NO_SOLUTION, raw.iterations, f"no solution (verified Farkas certificate "
-                           f"about the problem as given) [{red.note}]", certificate=cert, stats=raw.stats)
+                return Raw(
+                    None,
+                    Status.NO_SOLUTION,
+                    raw.iterations,
+                    f"no solution (verified Farkas certificate about the problem as given) [{red.note}]",
+                    certificate=cert,
+                    stats=raw.stats,
+                )
             if raw.status is Status.NO_SOLUTION:
                 raw.status = Status.RAY_TERMINATION
-                raw.message = ("the reduced LCP has no solution, but its proof does not carry over to the problem "
-                               "as given (the reduction rounds its data) and none was found on that data: "
-                               "no conclusion" + f" [{red.note}]")
+                raw.message = (
+                    "the reduced LCP has no solution, but its proof does not carry over to the problem "
+                    "as given (the reduction rounds its data) and none was found on that data: "
+                    "no conclusion" + f" [{red.note}]"
+                )
             raw.certificate = None
         tried.append(raw)
         if red.exact:

@@ -53,12 +53,14 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.solvers.registry import Raw, boolean, integer, real, register
-from contactcp.solvers.registry import vector as vector_option
 from contactcp._validate import vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.problems import LCP, MixedLCP, MixedNCP
 from contactcp.result import Status
+from contactcp.solvers.ncp.merit_backends import _BACKEND_RUN, _Monitor, _one_blas_thread, _Run  # noqa: F401
+from contactcp.solvers.ncp.merit_model import _Merit, _Model, _polish, merit_value  # noqa: F401
+from contactcp.solvers.registry import Raw, boolean, integer, real, register
+from contactcp.solvers.registry import vector as vector_option
 
 __all__ = ["merit", "merit_value", "BACKENDS"]
 
@@ -68,11 +70,6 @@ _DEFAULT_MAX_ITER = {"trf": 500, "lbfgsb": 5000}
 # a converged run ends at a stationary point when its projected gradient is below
 # this fraction of its bound 2 ||J||_1 ||R||_inf
 _KAPPA_STATIONARY = 1e-6
-
-
-
-from contactcp.solvers.ncp.merit_backends import _BACKEND_RUN, _Monitor, _one_blas_thread, _Run  # noqa: F401
-from contactcp.solvers.ncp.merit_model import _Merit, _Model, _polish, merit_value  # noqa: F401
 
 
 # ---------------------------------------------------------------------------
@@ -122,7 +119,7 @@ def _classify(run: _Run, ftol: float | None, tol: float) -> Status:
         # stopped by the cap, possibly already at a stationary point with f > 0
         return Status.STATIONARY_NOT_SOLUTION if stationary and not zero else Status.ITERATION_LIMIT
     if zero:
-        return Status.SOLVED      # a zero of f; the registry certifies it with the residual
+        return Status.SOLVED  # a zero of f; the registry certifies it with the residual
     if run.ending == "converged" and stationary:
         return Status.STATIONARY_NOT_SOLUTION
     return Status.INACCURATE
@@ -136,14 +133,34 @@ def _threshold(run: _Run, ftol: float | None, tol: float) -> float:
 # the method
 
 
-@register("merit", LCP, MixedLCP, MixedNCP,
-          description="Buffo–Maciel merit function (eq. (4)) minimised over the box (eq. (3)) "
-                      "by scipy's trf least squares or L-BFGS-B",
-          options={"max_iter": integer(1, none=True), "ftol": real(0.0, none=True), "multistart": integer(0),
-                   "polish": boolean(), "x0": vector_option()})
-def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0: Any = None,
-          max_iter: int | None = None, ftol: float | None = None, multistart: int = 5,
-          seed: Any = 0, polish: bool = True) -> Raw:
+@register(
+    "merit",
+    LCP,
+    MixedLCP,
+    MixedNCP,
+    description="Buffo–Maciel merit function (eq. (4)) minimised over the box (eq. (3)) "
+    "by scipy's trf least squares or L-BFGS-B",
+    options={
+        "max_iter": integer(1, none=True),
+        "ftol": real(0.0, none=True),
+        "multistart": integer(0),
+        "polish": boolean(),
+        "x0": vector_option(),
+    },
+)
+def merit(
+    problem: Any,
+    tol: float,
+    *,
+    backend: str = "trf",
+    x0: Any = None,
+    z0: Any = None,
+    max_iter: int | None = None,
+    ftol: float | None = None,
+    multistart: int = 5,
+    seed: Any = 0,
+    polish: bool = True,
+) -> Raw:
     """Minimise ``||F - z||^2 + ||G||^2 + (u . z)^2`` over ``u >= 0, z >= 0`` (Buffo–Maciel).
 
     Options
@@ -213,8 +230,7 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
     """
     name = _ALIASES.get(backend.lower()) if isinstance(backend, str) else None
     if name is None:
-        raise InvalidOptionError("backend", f"must be one of {', '.join(repr(b) for b in BACKENDS)}, "
-                                            f"got {backend!r}")
+        raise InvalidOptionError("backend", f"must be one of {', '.join(repr(b) for b in BACKENDS)}, got {backend!r}")
     max_iter = _DEFAULT_MAX_ITER[name] if max_iter is None else max_iter
     try:
         rng = np.random.default_rng(seed)
@@ -248,13 +264,12 @@ def merit(problem: Any, tol: float, *, backend: str = "trf", x0: Any = None, z0:
         return run
 
     runs = [one_run(_start(model, x_start, z_start))]
-    spread = max(1.0, float(np.max(np.abs(x_start), initial=0.0)),
-                 float(np.max(np.abs(runs[0].y[:n]), initial=0.0)))
+    spread = max(1.0, float(np.max(np.abs(x_start), initial=0.0)), float(np.max(np.abs(runs[0].y[:n]), initial=0.0)))
     retry = _classify(runs[0], ftol, tol) is Status.STATIONARY_NOT_SOLUTION
     for k in range(multistart if retry else 0):
         if _classify(runs[-1], ftol, tol) is Status.SOLVED:
             break
-        width = spread * 2.0 ** k
+        width = spread * 2.0**k
         xk = np.concatenate([rng.uniform(0.0, width, p), rng.uniform(-width, width, n - p)])
         runs.append(one_run(_start(model, xk, None)))
 
@@ -266,13 +281,20 @@ _ORDER = {Status.SOLVED: 0, Status.INACCURATE: 1, Status.ITERATION_LIMIT: 2, Sta
 
 def _message(best: _Run, status: Status, runs: list, model: _Model, max_iter: int, thr: float, tol: float) -> str:
     text = {
-        Status.SOLVED: ("solution" + (" (active-set polish)" if best.polished else "")
-                        if best.residual <= tol else f"merit f = {best.f:.3e} <= ftol = {thr:.3e}"),
-        Status.STATIONARY_NOT_SOLUTION: (f"stationary point that is not a solution: f = {best.f:.3e} > "
-                                         f"ftol = {thr:.3e}, relative projected gradient {best.kappa:.1e}"),
+        Status.SOLVED: (
+            "solution" + (" (active-set polish)" if best.polished else "")
+            if best.residual <= tol
+            else f"merit f = {best.f:.3e} <= ftol = {thr:.3e}"
+        ),
+        Status.STATIONARY_NOT_SOLUTION: (
+            f"stationary point that is not a solution: f = {best.f:.3e} > "
+            f"ftol = {thr:.3e}, relative projected gradient {best.kappa:.1e}"
+        ),
         Status.ITERATION_LIMIT: f"no solution within max_iter = {max_iter} iterations (f = {best.f:.3e})",
-        Status.INACCURATE: (f"the backend stopped at f = {best.f:.3e} > ftol = {thr:.3e} short of a "
-                            f"stationary point (relative projected gradient {best.kappa:.1e})"),
+        Status.INACCURATE: (
+            f"the backend stopped at f = {best.f:.3e} > ftol = {thr:.3e} short of a "
+            f"stationary point (relative projected gradient {best.kappa:.1e})"
+        ),
     }[status]
     msg = f"{text}; {best.note}"
     if len(runs) > 1:
@@ -282,8 +304,17 @@ def _message(best: _Run, status: Status, runs: list, model: _Model, max_iter: in
     return msg
 
 
-def _answer(problem: Any, model: _Model, merit_: _Merit, runs: list, name: str, max_iter: int,
-            ftol: float | None, tol: float, attempts: int) -> Raw:
+def _answer(
+    problem: Any,
+    model: _Model,
+    merit_: _Merit,
+    runs: list,
+    name: str,
+    max_iter: int,
+    ftol: float | None,
+    tol: float,
+    attempts: int,
+) -> Raw:
     """The best run, as the method's answer with the statistics of Buffo–Maciel's tables."""
     n = model.n
     best = min(runs, key=lambda r: (r.residual > tol, _ORDER[_classify(r, ftol, tol)], r.f))

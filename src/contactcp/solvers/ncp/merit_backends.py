@@ -10,7 +10,6 @@ import numpy as np
 from scipy.optimize import least_squares, minimize
 from threadpoolctl import ThreadpoolController
 
-
 from contactcp.solvers.ncp.merit_model import _Merit, _polish
 
 __all__: list[str] = []
@@ -66,7 +65,7 @@ class _Monitor:
         model = self.merit.model
         x, u, z = self.merit.split(y)
         F, G = model.FG(x)
-        if model.residual(x, F, G)[0] <= self.tol:     # the backends keep u >= 0
+        if model.residual(x, F, G)[0] <= self.tol:  # the backends keep u >= 0
             self._halt("solved", y)
         if self.polish and self.try_polish(y, require_repeat=True):
             raise StopIteration
@@ -103,11 +102,19 @@ class _Monitor:
 def _run_trf(merit: _Merit, y0: np.ndarray, mon: _Monitor) -> _Run:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = least_squares(merit.R, y0, jac=merit.J, bounds=(merit.lb, merit.ub), method="trf",
-                            ftol=_LSQ_TOL, xtol=_LSQ_TOL, gtol=_LSQ_TOL, tr_solver="exact",
-                            max_nfev=50 * mon.max_iter + 100,
-                            callback=lambda intermediate_result: mon(intermediate_result.x,
-                                                                     int(intermediate_result.nit)))
+        res = least_squares(
+            merit.R,
+            y0,
+            jac=merit.J,
+            bounds=(merit.lb, merit.ub),
+            method="trf",
+            ftol=_LSQ_TOL,
+            xtol=_LSQ_TOL,
+            gtol=_LSQ_TOL,
+            tr_solver="exact",
+            max_nfev=50 * mon.max_iter + 100,
+            callback=lambda intermediate_result: mon(intermediate_result.x, int(intermediate_result.nit)),
+        )
     if mon.stop is not None:
         ending = mon.stop
     elif res.status in (1, 2, 3, 4):
@@ -123,11 +130,21 @@ def _run_trf(merit: _Merit, y0: np.ndarray, mon: _Monitor) -> _Run:
 def _run_lbfgsb(merit: _Merit, y0: np.ndarray, mon: _Monitor) -> _Run:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = minimize(merit.f_and_grad, y0, jac=True, method="L-BFGS-B",
-                       bounds=list(zip(merit.lb, merit.ub)),
-                       callback=lambda intermediate_result: mon(intermediate_result.x, mon.nit + 1),
-                       options={"maxiter": mon.max_iter + 1, "maxfun": 50 * mon.max_iter + 100,
-                                "ftol": 0.0, "gtol": _LBFGSB_GTOL, "maxcor": _LBFGSB_MAXCOR})
+        res = minimize(
+            merit.f_and_grad,
+            y0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=list(zip(merit.lb, merit.ub)),
+            callback=lambda intermediate_result: mon(intermediate_result.x, mon.nit + 1),
+            options={
+                "maxiter": mon.max_iter + 1,
+                "maxfun": 50 * mon.max_iter + 100,
+                "ftol": 0.0,
+                "gtol": _LBFGSB_GTOL,
+                "maxcor": _LBFGSB_MAXCOR,
+            },
+        )
     msg = str(res.message)
     if mon.stop is not None:
         ending = mon.stop
@@ -153,5 +170,3 @@ def _one_blas_thread():
     if _CONTROLLER is None:
         _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1, user_api="blas")
-
-

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from contactcp.linalg.dense import solve_or_lstsq
 from contactcp.problems import MixedNCP
 from contactcp.problems._base import complementarity_residual, linear_residual
-from contactcp.linalg.dense import solve_or_lstsq
 
 __all__ = ["merit_value"]
 
@@ -34,10 +34,10 @@ class _Model:
 
     def __init__(self, problem: Any):
         self.problem = problem
-        self.nF = 0          # evaluations of (F, G) asked for by the method
-        self.nJ = 0          # evaluations of the Jacobians
-        self.nFD = 0         # extra (F, G) evaluations spent on finite differences
-        self.matvecs = 0     # products with M or M^T (linear problems only)
+        self.nF = 0  # evaluations of (F, G) asked for by the method
+        self.nJ = 0  # evaluations of the Jacobians
+        self.nFD = 0  # extra (F, G) evaluations spent on finite differences
+        self.matvecs = 0  # products with M or M^T (linear problems only)
         self._key: bytes | None = None
         self._FG: tuple[np.ndarray, np.ndarray] | None = None
         if isinstance(problem, MixedNCP):
@@ -55,7 +55,7 @@ class _Model:
             Mp = problem.M if self.perm is None else problem.M[np.ix_(perm, perm)]
             qp = problem.q if self.perm is None else problem.q[perm]
             self.A, self.a = Mp[: self.p], qp[: self.p]
-            self.C, self.c = Mp[self.p:], qp[self.p:]
+            self.C, self.c = Mp[self.p :], qp[self.p :]
             self.analytic = True
         self.n = self.p + self.m
         self.comp_index = np.arange(self.p) if self.perm is None else self.perm[: self.p]
@@ -111,7 +111,7 @@ class _Model:
         for j in range(self.n):
             h = _FD_STEP * max(1.0, abs(x[j]))
             xj = x.copy()
-            xj[j] += h                  # forward: stays in the box u >= 0
+            xj[j] += h  # forward: stays in the box u >= 0
             h = xj[j] - x[j]
             Fj, Gj = self._raw_FG(xj)
             self.nFD += 1
@@ -160,7 +160,7 @@ class _Merit:
         J = np.zeros((p + m + 1, n + p))
         J[:p, :n] = JF
         J[:p, n:] = -np.eye(p)
-        J[p:p + m, :n] = JG
+        J[p : p + m, :n] = JG
         J[p + m, :p] = z
         J[p + m, n:] = u
         return J
@@ -169,7 +169,7 @@ class _Merit:
         R = self.R(y)
         J = self.J(y)
         if self.model.linear:
-            self.model.matvecs += 1     # J^T R costs a product with M^T
+            self.model.matvecs += 1  # J^T R costs a product with M^T
         return float(R @ R), 2.0 * (J.T @ R)
 
     def stationarity(self, y: np.ndarray) -> tuple[float, float]:
@@ -255,5 +255,3 @@ def _polish(model: _Model, x: np.ndarray, z: np.ndarray, tol: float) -> tuple[np
             break
         act = act ^ flip
     return best
-
-

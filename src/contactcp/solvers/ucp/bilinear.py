@@ -24,21 +24,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactcp.solvers.registry import Raw, choice, integer, real, register
+from contactcp.linalg.lp import Farkas, Polyhedron, Vertex
 from contactcp.problems import UCP
 from contactcp.result import Certificate, Status
-from contactcp.linalg.lp import Farkas, Polyhedron, Vertex
+from contactcp.solvers.registry import Raw, choice, integer, real, register
 
 
 def empty_certificate(poly: Polyhedron, which: str) -> Certificate | None:
     """A verified certificate that polyhedron ``which`` (``"X"`` or ``"Y"``) is empty."""
-    f: Farkas | None = poly.farkas()    # only vectors that passed the exact check on the caller's rows
+    f: Farkas | None = poly.farkas()  # only vectors that passed the exact check on the caller's rows
     if f is None:
         return None
-    return Certificate(kind="farkas_polyhedron", vector=f.u,
-                       description=f"{which} is empty: u with A^T u >= 0 and b^T u < 0 (Farkas' lemma) "
-                                   f"on the rows of A_{which.lower()}, b_{which.lower()}, signs checked exactly",
-                       checks={"min_ATu": f.min_ATu, "bTu": f.bTu}, verified=True, exact=f.exact)
+    return Certificate(
+        kind="farkas_polyhedron",
+        vector=f.u,
+        description=f"{which} is empty: u with A^T u >= 0 and b^T u < 0 (Farkas' lemma) "
+        f"on the rows of A_{which.lower()}, b_{which.lower()}, signs checked exactly",
+        checks={"min_ATu": f.min_ATu, "bTu": f.bTu},
+        verified=True,
+        exact=f.exact,
+    )
 
 
 def polyhedra(problem: UCP) -> tuple[Polyhedron, Polyhedron]:
@@ -46,7 +51,9 @@ def polyhedra(problem: UCP) -> tuple[Polyhedron, Polyhedron]:
 
 
 def _xy_small(x: np.ndarray, y: np.ndarray, xy_tol: float) -> bool:
-    return float(x @ y) <= xy_tol * max(1.0, float(np.abs(x).max(initial=0))) * max(1.0, float(np.abs(y).max(initial=0)))
+    return float(x @ y) <= xy_tol * max(1.0, float(np.abs(x).max(initial=0))) * max(
+        1.0, float(np.abs(y).max(initial=0))
+    )
 
 
 def _adjacent_pairs(X: Polyhedron, Y: Polyhedron, vx: Vertex, vy: Vertex):
@@ -68,12 +75,31 @@ def _random_pair(rng: np.random.Generator, Ex: list, Ey: list) -> tuple[Vertex, 
             return Ex[i], Ey[j]
 
 
-@register("bilinear", UCP, default=True,
-          description="Pang–Trinkle–Lo LP-based bilinear method (alternating LPs, adjacent extreme points)",
-          options={"variant": choice("original", "modified"), "seed": integer(0), "max_restarts": integer(0),
-                   "max_pairs": integer(1), "max_walk": integer(1), "xy_tol": real(0.0, 1.0, hi_open=True)})
-def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int = 0, max_restarts: int = 20,
-             max_pairs: int = 500, max_walk: int = 50, xy_tol: float = 1e-10) -> Raw:
+@register(
+    "bilinear",
+    UCP,
+    default=True,
+    description="Pang–Trinkle–Lo LP-based bilinear method (alternating LPs, adjacent extreme points)",
+    options={
+        "variant": choice("original", "modified"),
+        "seed": integer(0),
+        "max_restarts": integer(0),
+        "max_pairs": integer(1),
+        "max_walk": integer(1),
+        "xy_tol": real(0.0, 1.0, hi_open=True),
+    },
+)
+def bilinear(
+    problem: UCP,
+    tol: float,
+    *,
+    variant: str = "original",
+    seed: int = 0,
+    max_restarts: int = 20,
+    max_pairs: int = 500,
+    max_walk: int = 50,
+    xy_tol: float = 1e-10,
+) -> Raw:
     """Options
     -------
     variant : ``"original"`` (Step 3 repeats from a random adjacent pair) or
@@ -140,13 +166,18 @@ def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int =
                 vx, vy = Ex[i], Ey[j]
                 f = record(vx, vy)
                 if _xy_small(vx.x, vy.x, xy_tol):
-                    return finish(Status.SOLVED, "complementary", vx, vy,
-                                  "complementary pair found among adjacent extreme points")
+                    return finish(
+                        Status.SOLVED, "complementary", vx, vy, "complementary pair found among adjacent extreme points"
+                    )
                 break  # back to Step 1
             if len(Ex) * len(Ey) <= 1:
-                return finish(Status.STATIONARY_NOT_SOLUTION, "stationary", *best[1:],
-                              "stationary pair with no adjacent extreme points to try")
-            vx, vy = _random_pair(rng, Ex, Ey)       # no improving neighbour: a random adjacent pair
+                return finish(
+                    Status.STATIONARY_NOT_SOLUTION,
+                    "stationary",
+                    *best[1:],
+                    "stationary pair with no adjacent extreme points to try",
+                )
+            vx, vy = _random_pair(rng, Ex, Ey)  # no improving neighbour: a random adjacent pair
             f = record(vx, vy)
             key = vx.x.round(9).tobytes() + vy.x.round(9).tobytes()
             visits[key] = visits.get(key, 0) + 1
@@ -155,10 +186,18 @@ def bilinear(problem: UCP, tol: float, *, variant: str = "original", seed: int =
             if variant == "modified":
                 stats["restarts"] += 1
                 if stats["restarts"] > max_restarts:
-                    return finish(Status.STATIONARY_NOT_SOLUTION, "limit", *best[1:],
-                                  f"Step 1 restarted {max_restarts} times without a complementary pair")
+                    return finish(
+                        Status.STATIONARY_NOT_SOLUTION,
+                        "limit",
+                        *best[1:],
+                        f"Step 1 restarted {max_restarts} times without a complementary pair",
+                    )
                 break  # back to Step 1 from the random pair
             walk += 1
             if walk >= max_walk or visits[key] >= 3:
-                return finish(Status.STATIONARY_NOT_SOLUTION, "cycling", *best[1:],
-                              "the random walk of Step 3 keeps revisiting pairs (cycling)")
+                return finish(
+                    Status.STATIONARY_NOT_SOLUTION,
+                    "cycling",
+                    *best[1:],
+                    "the random walk of Step 3 keeps revisiting pairs (cycling)",
+                )

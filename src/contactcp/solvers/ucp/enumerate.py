@@ -21,10 +21,10 @@ import itertools
 
 import numpy as np
 
-from contactcp.solvers.registry import Raw, integer, real, register
 from contactcp.errors import InvalidOptionError
 from contactcp.problems import UCP
 from contactcp.result import Certificate, Status
+from contactcp.solvers.registry import Raw, integer, real, register
 from contactcp.solvers.ucp.bilinear import empty_certificate, polyhedra
 
 MODES = ("R", "S+", "S-", "B")
@@ -64,7 +64,7 @@ def pair_patterns(n: int):
 
 def _ucp_count(problem: UCP) -> int:
     n_c = getattr(problem, "n_c", None)
-    return 4 ** n_c if n_c is not None else 2 ** problem.n
+    return 4**n_c if n_c is not None else 2**problem.n
 
 
 def _enumerate_applies(problem: UCP) -> str:
@@ -72,10 +72,14 @@ def _enumerate_applies(problem: UCP) -> str:
     return "" if count <= 300000 else f"{count} candidate patterns (max_candidates = 300000 by default)"
 
 
-@register("enumerate", UCP, description="all contact-mode vectors (4^n_c) or pair patterns (2^n): "
-                                        "every solution mode, uniqueness flags, candidate count",
-          options={"max_candidates": integer(1), "strict_tol": real(0.0, 1.0, hi_open=True)},
-          applies=_enumerate_applies)
+@register(
+    "enumerate",
+    UCP,
+    description="all contact-mode vectors (4^n_c) or pair patterns (2^n): "
+    "every solution mode, uniqueness flags, candidate count",
+    options={"max_candidates": integer(1), "strict_tol": real(0.0, 1.0, hi_open=True)},
+    applies=_enumerate_applies,
+)
 def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, strict_tol: float = 1e-9) -> Raw:
     """Options
     -------
@@ -85,14 +89,21 @@ def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, str
     n_c = getattr(problem, "n_c", None)
     count = _ucp_count(problem)
     if count > max_candidates:
-        raise InvalidOptionError("max_candidates", f"this problem has {count} candidate patterns; "
-                                                   "raise max_candidates to enumerate them")
+        raise InvalidOptionError(
+            "max_candidates", f"this problem has {count} candidate patterns; raise max_candidates to enumerate them"
+        )
     X, Y = polyhedra(problem)
     for poly, name in ((X, "X"), (Y, "Y")):
         if poly.minimize() is None:
             cert = empty_certificate(poly, name)
-            return Raw(None, Status.NO_SOLUTION if cert else Status.NUMERICAL_FAILURE, 0,
-                       f"{name} is empty", certificate=cert, stats={"candidates": 0, "solutions": []})
+            return Raw(
+                None,
+                Status.NO_SOLUTION if cert else Status.NUMERICAL_FAILURE,
+                0,
+                f"{name} is empty",
+                certificate=cert,
+                stats={"candidates": 0, "solutions": []},
+            )
     patterns = contact_patterns(n_c) if n_c is not None else pair_patterns(problem.n)
     sols = []
     tested = 0
@@ -112,28 +123,51 @@ def enumerate_ucp(problem: UCP, tol: float, *, max_candidates: int = 300000, str
         x = x_ok[kx]
         if x is None:
             continue
-        sols.append({"pattern": list(label), "x": x, "y": vy.x,
-                     "x_unique": X.singleton(fx), "y_unique": Y.singleton(fy)})
+        sols.append(
+            {"pattern": list(label), "x": x, "y": vy.x, "x_unique": X.singleton(fx), "y_unique": Y.singleton(fy)}
+        )
     stats = {"candidates": tested, "solutions": sols, "lps": X.lps + Y.lps}
     if not sols:
         # the patterns were rejected on LP verdicts; the proof of "no solution" is the exact
         # method's tree of checked Farkas vectors (its own pruning, independent of this search)
         from contactcp.solvers.ucp.exact import exact
+
         proof = exact(problem, tol)
         stats["lps"] += proof.stats.get("lps", 0) if proof.stats else 0
         if proof.status is Status.NO_SOLUTION and proof.certificate is not None and proof.certificate.verified:
             c = proof.certificate
-            cert = Certificate(kind=c.kind, vector=c.vector, checks={**c.checks, "candidates": float(tested)},
-                               description=f"all {tested} candidate patterns tested, none admits a solution; "
-                                           f"proof: {c.description}", verified=True)
-            return Raw(None, Status.NO_SOLUTION, tested, "no candidate pattern admits a solution",
-                       certificate=cert, stats=stats)
-        return Raw(None, Status.INACCURATE, tested,
-                   f"no candidate pattern admits a solution, but no checked proof could be made "
-                   f"(exact method: {proof.status.name}, {proof.message})", stats=stats)
+            cert = Certificate(
+                kind=c.kind,
+                vector=c.vector,
+                checks={**c.checks, "candidates": float(tested)},
+                description=f"all {tested} candidate patterns tested, none admits a solution; proof: {c.description}",
+                verified=True,
+            )
+            return Raw(
+                None,
+                Status.NO_SOLUTION,
+                tested,
+                "no candidate pattern admits a solution",
+                certificate=cert,
+                stats=stats,
+            )
+        return Raw(
+            None,
+            Status.INACCURATE,
+            tested,
+            f"no candidate pattern admits a solution, but no checked proof could be made "
+            f"(exact method: {proof.status.name}, {proof.message})",
+            stats=stats,
+        )
     first = sols[0]
-    return Raw(first["x"], Status.SOLVED, tested, f"{len(sols)} solution mode(s) among {tested} candidates",
-               w=first["y"], stats=stats)
+    return Raw(
+        first["x"],
+        Status.SOLVED,
+        tested,
+        f"{len(sols)} solution mode(s) among {tested} candidates",
+        w=first["y"],
+        stats=stats,
+    )
 
 
 def _representative(X, fx, strict, strict_tol):

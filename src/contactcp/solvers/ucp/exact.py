@@ -22,10 +22,10 @@ import time
 
 import numpy as np
 
-from contactcp.solvers.registry import Raw, integer, real, register
+from contactcp.linalg.lp import Farkas, Polyhedron
 from contactcp.problems import UCP
 from contactcp.result import Certificate, Status
-from contactcp.linalg.lp import Farkas, Polyhedron
+from contactcp.solvers.registry import Raw, integer, real, register
 from contactcp.solvers.ucp.bilinear import _xy_small, empty_certificate, polyhedra
 
 
@@ -41,19 +41,34 @@ class _Faces:
 
     def prove_empty(self, fixed: np.ndarray) -> bool:
         """Record a checked Farkas proof for the empty face; False if no proof could be made."""
-        cert = self.poly.farkas(fixed)     # only vectors that passed the exact check
+        cert = self.poly.farkas(fixed)  # only vectors that passed the exact check
         if cert is None:
             return False
         self.empty.append((np.flatnonzero(fixed), cert))
         return True
 
 
-@register("exact", UCP, description="branch-and-bound over complementarity pairs with LP pruning "
-                                    "(decides existence; Farkas-certified tree)",
-          options={"max_nodes": integer(1), "time_limit": real(0.0, lo_open=True, none=True),
-                   "alternations": integer(0), "xy_tol": real(0.0, 1.0, hi_open=True)})
-def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: float | None = None,
-          alternations: int = 3, xy_tol: float = 1e-10) -> Raw:
+@register(
+    "exact",
+    UCP,
+    description="branch-and-bound over complementarity pairs with LP pruning "
+    "(decides existence; Farkas-certified tree)",
+    options={
+        "max_nodes": integer(1),
+        "time_limit": real(0.0, lo_open=True, none=True),
+        "alternations": integer(0),
+        "xy_tol": real(0.0, 1.0, hi_open=True),
+    },
+)
+def exact(
+    problem: UCP,
+    tol: float,
+    *,
+    max_nodes: int = 100000,
+    time_limit: float | None = None,
+    alternations: int = 3,
+    xy_tol: float = 1e-10,
+) -> Raw:
     """Options
     -------
     max_nodes : node limit (then ``ITERATION_LIMIT``: existence undecided)
@@ -73,16 +88,25 @@ def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: floa
     for poly, name in ((X, "X"), (Y, "Y")):
         if poly.minimize() is None:
             cert = empty_certificate(poly, name)
-            return done(Status.NO_SOLUTION if cert else Status.NUMERICAL_FAILURE, None, None,
-                        f"{name} is empty, so the UCP has no solution", cert)
+            return done(
+                Status.NO_SOLUTION if cert else Status.NUMERICAL_FAILURE,
+                None,
+                None,
+                f"{name} is empty, so the UCP has no solution",
+                cert,
+            )
     fx_faces, fy_faces = _Faces(X), _Faces(Y)
     unproven = 0
     # DFS; a node is (fixed-zero mask on x, fixed-zero mask on y, a y to aim x at, depth)
     stack = [(np.zeros(n, bool), np.zeros(n, bool), np.zeros(n), 0)]
     while stack:
         if stats["nodes"] >= max_nodes or (time_limit is not None and time.perf_counter() - t0 > time_limit):
-            return done(Status.ITERATION_LIMIT, None, None,
-                        f"search stopped after {stats['nodes']} nodes with {len(stack)} open: existence undecided")
+            return done(
+                Status.ITERATION_LIMIT,
+                None,
+                None,
+                f"search stopped after {stats['nodes']} nodes with {len(stack)} open: existence undecided",
+            )
         fx, fy, aim, depth = stack.pop()
         stats["nodes"] += 1
         stats["max_depth"] = max(stats["max_depth"], depth)
@@ -128,9 +152,11 @@ def exact(problem: UCP, tol: float, *, max_nodes: int = 100000, time_limit: floa
     cert = Certificate(
         kind="branch_and_bound",
         vector=np.zeros(0),
-        description=(f"search tree of {stats['nodes']} nodes over the complementarity pairs; each of its "
-                     f"{nleaves} leaves is an empty face of X or Y proved by a Farkas vector checked "
-                     "independently (A[:, free]^T u >= 0, b^T u < 0)"),
+        description=(
+            f"search tree of {stats['nodes']} nodes over the complementarity pairs; each of its "
+            f"{nleaves} leaves is an empty face of X or Y proved by a Farkas vector checked "
+            "independently (A[:, free]^T u >= 0, b^T u < 0)"
+        ),
         checks={"nodes": float(stats["nodes"]), "leaves": float(nleaves), "unproven_leaves": float(unproven)},
         verified=unproven == 0,
     )
