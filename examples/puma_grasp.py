@@ -3,8 +3,9 @@
 Run: python examples/puma_grasp.py
 """
 
-from contactcp.scenarios.buffo2006 import puma3_grasp, solve_grasp
+from contactcp.scenarios.buffo2006 import puma3_grasp
+from contactcp.simulate.instant import solve_dynamic
 
-out = solve_grasp(puma3_grasp(mu=0.4, state="rolling"))
+out = solve_dynamic(puma3_grasp(mu=0.4, state="rolling").system, friction="cone")
 print(out.summary())
 assert out.success and all(c.mode == "rolling" for c in out.contacts)

@@ -88,11 +88,14 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
 
 
 def _cmd_grasp(args: argparse.Namespace) -> int:
-    from contactcp.scenarios.buffo2006 import puma3_grasp, solve_grasp
+    from contactcp.scenarios.buffo2006 import puma3_grasp
+    from contactcp.simulate.instant import solve_dynamic
 
     output_path(args.picture, "--picture", PICTURE_SUFFIXES)
     grasp = puma3_grasp(args.mu, args.state)
-    out = solve_grasp(grasp, args.method, tol=args.tol)
+    # the paper's own law (the Coulomb cone) unless the method is meant for another one
+    law = "cone" if args.method is None else None
+    out = solve_dynamic(grasp.system, friction=law, method=args.method, tol=args.tol)
     if args.picture:
         from contactcp.plotting.grasp import save_grasp
 

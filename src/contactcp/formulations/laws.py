@@ -24,14 +24,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from contactcp.errors import InvalidOptionError
+from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.formulations.buffo_mncp import buffo_mncp
 from contactcp.formulations.dynamic_cone import cone_forces, cone_problem
 from contactcp.formulations.pyramid_lcp import pyramid_lcp
 from contactcp.models.system import ContactDynamics
 from contactcp.problems import Problem
 
-__all__ = ["Formulation", "register_law", "formulate", "friction_laws", "ConeFormulation"]
+__all__ = ["Formulation", "register_law", "formulate", "friction_laws", "law_for_method", "ConeFormulation"]
 
 
 class Formulation(Protocol):
@@ -61,6 +61,26 @@ def register_law(name: str, *, check_law: str) -> Callable:
 def friction_laws() -> tuple[str, ...]:
     """The registered friction laws, in registration order."""
     return tuple(_LAWS)
+
+
+#: the problem type each built-in law's formulation has, in the order a method is matched to a law
+_LAW_PROBLEMS = (("cone", "FrictionContactProblem"), ("mncp", "MixedNCP"), ("pyramid", "LCP"))
+
+
+def law_for_method(method: str) -> str:
+    """The friction law whose problem a solver method is meant for: a method for the friction-contact
+    problem solves the cone, one for mixed NCPs Buffo–Maciel's formulation (``"mncp"``), one for LCPs
+    the pyramid (``"merit"`` -> ``"mncp"``, ``"newton"`` -> ``"cone"``, ``"lemke"`` -> ``"pyramid"``)."""
+    from contactcp.solvers.registry import method_info, methods
+
+    specs = method_info(method) if isinstance(method, str) else []
+    if not specs:
+        raise UnknownMethodError(str(method), "a contact state", methods(), "unknown method")
+    types = {t.__name__ for s in specs for t in s.problem_types}
+    for law, kind in _LAW_PROBLEMS:
+        if kind in types:
+            return law
+    raise InvalidOptionError("method", f"method {method!r} solves none of the friction laws' problems")
 
 
 def formulate(cd: ContactDynamics, friction: str) -> Formulation:

@@ -47,7 +47,6 @@ from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.puma560 import puma560, qn
 from contactcp.models.system import Arm, MultibodySystem
-from contactcp.settings import DEFAULT_TOL
 
 __all__ = [
     "GraspParameters",
@@ -56,12 +55,9 @@ __all__ = [
     "palm_inertia",
     "contact_points",
     "finger_bases",
-    "solve_grasp",
-    "GRASP_METHODS",
 ]
 
 #: method -> friction law it solves
-GRASP_METHODS = {"merit": "mncp", "newton": "cone", "nsgs": "cone", "lemke": "pyramid", "interior-point": "pyramid"}
 
 
 @dataclass(frozen=True)
@@ -183,22 +179,3 @@ def puma3_grasp(
         qs.append(q)
     system = MultibodySystem([sphere], contacts, arms)
     return Grasp(system, p, float(mu), state, qs, pts, bases, arms)
-
-
-def solve_grasp(grasp: Grasp, method: str | None = None, tol: float = DEFAULT_TOL, **options: Any):
-    """Forces, accelerations and modes of the grasp by ``method`` (see ``GRASP_METHODS``).
-
-    ``None`` (the default) solves the Coulomb cone by the default chain of
-    :func:`contactcp.solve_dynamic`: semismooth Newton, then NSGS if Newton
-    ends without a certified answer.  ``"merit"`` solves Buffo & Maciel's own
-    formulation: the mixed NCP (29)–(36), or the LCP (45) when every contact
-    slides, by merit minimisation (eqs. (3)–(4)).
-    """
-    from contactcp.errors import UnknownMethodError
-    from contactcp.simulate.instant import solve_dynamic
-
-    if method is None:
-        return solve_dynamic(grasp.system, friction="cone", tol=tol, **options)
-    if method not in GRASP_METHODS:
-        raise UnknownMethodError(method, "grasp", sorted(GRASP_METHODS), "unknown method")
-    return solve_dynamic(grasp.system, friction=GRASP_METHODS[method], method=method, tol=tol, **options)

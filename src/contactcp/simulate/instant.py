@@ -18,7 +18,7 @@ import numpy as np
 
 from contactcp import settings
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.formulations.laws import formulate, friction_laws
+from contactcp.formulations.laws import formulate, friction_laws, law_for_method
 from contactcp.formulations.theorem2 import theorem2
 from contactcp.interpret.dynamic import ContactOutcome, check_dynamic, classify
 from contactcp.models.system import ContactDynamics, MultibodySystem
@@ -106,7 +106,7 @@ def solve_cone(
 
 def solve_dynamic(
     system: MultibodySystem | ContactDynamics,
-    friction: str = "pyramid",
+    friction: str | None = "pyramid",
     method: str | None = None,
     tol: float = DEFAULT_TOL,
     check_tol: float = CHECK_TOL,
@@ -114,7 +114,8 @@ def solve_dynamic(
 ) -> DynamicResult:
     """Contact forces, relative accelerations and modes of a contact state.
 
-    ``friction`` names a registered friction law (:func:`contactcp.formulations.laws.friction_laws`):
+    ``friction`` names a registered friction law (:func:`contactcp.formulations.laws.friction_laws`;
+    None: the law the named ``method`` is for, :func:`~contactcp.formulations.laws.law_for_method`):
     ``"pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp` (default: the LCP
     chain of :func:`contactcp.solve`, Lemke first; ``"interior-point"``, ``"bpp"`` also apply);
     ``"cone"`` the Coulomb-cone problem (default: Newton, then the proximal-point method and NSGS
@@ -133,6 +134,8 @@ def solve_dynamic(
     if isinstance(check_tol, bool) or not isinstance(check_tol, (int, float)) or not check_tol > 0:
         raise InvalidOptionError("check_tol", f"must be a positive number, got {check_tol!r}")
     cd = system.dynamics() if isinstance(system, MultibodySystem) else system
+    if friction is None:
+        friction = "pyramid" if method is None else law_for_method(method)
     form = formulate(cd, friction)
     res = solve(form.problem, method, tol=tol, **options)
     out = DynamicResult(cd, friction, res, theorem2=theorem2(cd), check_tol=check_tol, formulation=form)
