@@ -407,7 +407,7 @@ def test_newton_start_sweeps(sweeps):
     res = ccp.solve(p, "newton", tol=1e-10, sweeps=sweeps)
     assert res.success and res.residual.value <= 1e-10
     start = np.zeros(p.size)
-    gauss_seidel_sweeps(p.W, p.q, p.mu, start, 3, max(sweeps, 1), 5)
+    gauss_seidel_sweeps(p.W, p.q, p.mu, start, 3, max(sweeps, 1), 5, np.zeros(p.n_c), 0.0)
     assert np.all(np.isfinite(start)) and cone_violation(start, p.mu, 3) <= 1e-12
     with pytest.raises(InvalidOptionError, match="sweeps"):
         ccp.solve(p, "newton", sweeps=-1)

@@ -83,6 +83,26 @@ def newton_matrix(W, D, rho, act, d):
     return J
 
 
+@njit(cache=True, nogil=True, inline="always")
+def project_cone(x, mu, d):
+    """Project ``x`` (length ``d``, normal first) on ``{||x_T|| <= mu x_N}`` in place.  Inside means
+    ``x_N >= 0`` too (which matters when ``mu = 0``)."""
+    nt2 = 0.0
+    for k in range(1, d):
+        nt2 += x[k] * x[k]
+    nt = np.sqrt(nt2)
+    if x[0] >= 0.0 and nt <= mu * x[0]:
+        return
+    if mu * nt <= -x[0]:
+        for k in range(d):
+            x[k] = 0.0
+        return
+    pn = (mu * nt + x[0]) / (1.0 + mu * mu)
+    x[0] = pn
+    for k in range(1, d):
+        x[k] = mu * pn * x[k] / nt
+
+
 @njit(cache=True, nogil=True)
 def desaxce_residual(r, u, mu, d):
     """``||r - P_K(r - u - mu ||u_T|| e_N)||_2`` (unscaled)."""
@@ -95,22 +115,9 @@ def desaxce_residual(r, u, mu, d):
         for k in range(1, d):
             ut2 += u[o + k] * u[o + k]
         x[0] = r[o] - (u[o] + mu[i] * np.sqrt(ut2))
-        xt2 = 0.0
         for k in range(1, d):
             x[k] = r[o + k] - u[o + k]
-            xt2 += x[k] * x[k]
-        nt = np.sqrt(xt2)
-        m = mu[i]
-        if x[0] >= 0.0 and nt <= m * x[0]:  # inside K (x_n >= 0 matters when mu = 0)
-            pass
-        elif m * nt <= -x[0]:
-            for k in range(d):
-                x[k] = 0.0
-        else:
-            pn = (m * nt + x[0]) / (1.0 + m * m)
-            x[0] = pn
-            for k in range(1, d):
-                x[k] = m * pn * x[k] / nt
+        project_cone(x, mu[i], d)
         for k in range(d):
             diff = r[o + k] - x[k]
             total += diff * diff
@@ -266,14 +273,14 @@ def _dot(x, y):
 
 
 @njit(cache=True, nogil=True)
-def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter):
-    """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r``.
+def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+    """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
 
-    Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a
-    sweep costs one product with ``W`` and touches ``W`` row by row), then solves
-    its local problem with the others frozen by ``local_iter`` projected
-    fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))`` with
-    ``rho_i = 1 / ||W_ii||_F``.  Used as a cheap start for the Newton method.
+    Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
+    with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen by
+    at most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``,
+    stopping when a step moves ``r_i`` by less than ``local_tol`` relative.  ``rho_i <= 0`` means
+    ``1 / ||W_ii||_F``.  Used by the NSGS method and as the Newton method's warm start.
     """
     m = q.shape[0]
     n_c = m // d
@@ -290,7 +297,7 @@ def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter):
                     fro += W[o + a, o + b] * W[o + a, o + b]
             if not fro > 0.0:
                 continue
-            rho = 1.0 / np.sqrt(fro)
+            rho_i = rho[i] if rho[i] > 0.0 else 1.0 / np.sqrt(fro)
             for a in range(d):
                 ri[a] = r[o + a]
             for _it in range(local_iter):
@@ -305,26 +312,15 @@ def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter):
                         ut2 += v * v
                 x[0] += mu[i] * np.sqrt(ut2)
                 for a in range(d):
-                    x[a] = ri[a] - rho * x[a]
-                nt2 = 0.0
-                for k in range(1, d):
-                    nt2 += x[k] * x[k]
-                nt = np.sqrt(nt2)
-                if x[0] >= 0.0 and nt <= mu[i] * x[0]:
-                    pass
-                elif mu[i] * nt <= -x[0]:
-                    for k in range(d):
-                        x[k] = 0.0
-                else:
-                    pn = (mu[i] * nt + x[0]) / (1.0 + mu[i] * mu[i])
-                    x[0] = pn
-                    for k in range(1, d):
-                        x[k] = mu[i] * pn * x[k] / nt
+                    x[a] = ri[a] - rho_i * x[a]
+                project_cone(x, mu[i], d)
                 diff = 0.0
+                size = 0.0
                 for a in range(d):
                     diff += (x[a] - ri[a]) ** 2
+                    size += x[a] * x[a]
                     ri[a] = x[a]
-                if diff == 0.0:
+                if diff <= local_tol * local_tol * size:
                     break
             for a in range(d):
                 r[o + a] = ri[a]

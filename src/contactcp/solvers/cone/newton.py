@@ -410,7 +410,7 @@ def _newton(
         # the warm start's sweeps are a dense kernel; a sparse W of moderate size is densified
         # for them (3000 x 3000 doubles: 72 MB at most)
         start = r.copy()
-        gauss_seidel_sweeps(W.toarray() if sparse else W, q, mu, start, d, int(sweeps), 5)
+        gauss_seidel_sweeps(W.toarray() if sparse else W, q, mu, start, d, int(sweeps), 5, np.zeros(mu.shape[0]), 0.0)
         u_start = W @ start + q
         if desaxce_residual(start, u_start, mu, d) < desaxce_residual(r, u, mu, d):
             r, u = start, u_start
