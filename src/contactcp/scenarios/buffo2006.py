@@ -36,7 +36,7 @@ follows from the bodies' velocities (eq. (10)) rather than being imposed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.puma560 import puma560, qn
 from contactcp.models.system import Arm, MultibodySystem
+from contactcp.scenarios.parameters import resolve
 
 __all__ = [
     "GraspParameters",
@@ -131,16 +132,7 @@ def puma3_grasp(
     mu: float = 0.4, state: str = "rolling", params: GraspParameters | None = None, **overrides: Any
 ) -> Grasp:
     """The three-finger grasp with friction ``mu`` and all contacts ``state`` (rolling/sliding)."""
-    if params is not None and not isinstance(params, GraspParameters):
-        raise InvalidProblemError("params", f"must be a GraspParameters, got {type(params).__name__}")
-    p = params or GraspParameters()
-    if overrides:
-        unknown = sorted(set(overrides) - set(GraspParameters.__dataclass_fields__))
-        if unknown:
-            raise InvalidProblemError(
-                unknown[0], "is not a parameter of the grasp; known: " + ", ".join(GraspParameters.__dataclass_fields__)
-            )
-        p = replace(p, **overrides)
+    p = resolve(GraspParameters, params, overrides, "the grasp")
     mu = number(mu, "mu")
     if mu < 0:
         raise InvalidProblemError("mu", f"must be >= 0, got {mu}")

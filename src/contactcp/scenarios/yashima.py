@@ -31,7 +31,7 @@ Chosen here (the paper does not give them), all in :class:`HandParameters`:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ from contactcp.models.bodies import RigidBody
 from contactcp.models.contacts import Contact, Link
 from contactcp.models.manipulator import Manipulator
 from contactcp.models.system import Arm, MultibodySystem
+from contactcp.scenarios.parameters import resolve
 from contactcp.settings import DEFAULT_TOL
 
 __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry", "hand_model", "hand_states", "hand_map"]
@@ -161,16 +162,7 @@ def two_finger_hand(
     mu: float = 0.4, tau1: float = 0.0, tau2: float = 0.0, params: HandParameters | None = None, **overrides: Any
 ) -> Hand:
     """The hand of Fig. 6 at rest with both contacts rolling, torques ``(tau1, tau2)`` (N m)."""
-    if params is not None and not isinstance(params, HandParameters):
-        raise InvalidProblemError("params", f"must be a HandParameters, got {type(params).__name__}")
-    p = params or HandParameters()
-    if overrides:
-        unknown = sorted(set(overrides) - set(HandParameters.__dataclass_fields__))
-        if unknown:
-            raise InvalidProblemError(
-                unknown[0], "is not a parameter of the hand; known: " + ", ".join(HandParameters.__dataclass_fields__)
-            )
-        p = replace(p, **overrides)
+    p = resolve(HandParameters, params, overrides, "the hand")
     mu, tau1, tau2 = number(mu, "mu"), number(tau1, "tau1"), number(tau2, "tau2")
     if mu < 0:
         raise InvalidProblemError("mu", f"must be >= 0, got {mu}")

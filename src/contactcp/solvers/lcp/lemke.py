@@ -30,18 +30,7 @@ _EQUILIBRATED = (
 
 
 def lemke_lcp(
-    problem: LCP,
-    tol: float,
-    *,
-    d: Any = None,
-    basis: Any = None,
-    max_iter: int | None = None,
-    piv_tol: float = 1e-11,
-    lexicographic: bool = True,
-    check_every: int = 16,
-    restarts: int = 3,
-    seed: int = 0,
-    first: Raw | None = None,
+    problem: LCP, tol: float, *, restarts: int = 3, seed: int = 0, first: Raw | None = None, **run: Any
 ) -> Raw:
     """Lemke's method on a standard LCP; see :func:`lemke` for the options.
 
@@ -52,11 +41,7 @@ def lemke_lcp(
     solution or in a ray that proves infeasibility.  ``first`` is the outcome of
     the first run when the caller already has it.
     """
-    raw = (
-        first
-        if first is not None
-        else _lemke_once(problem, tol, d, basis, max_iter, piv_tol, lexicographic, check_every)
-    )
+    raw = first if first is not None else _lemke_once(problem, tol, **run)
     rng = None
     tried = 0
     total = raw.iterations
@@ -65,9 +50,7 @@ def lemke_lcp(
         why.append("pivot limit" if raw.status is Status.ITERATION_LIMIT else "ray without proof")
         rng = rng or np.random.default_rng(seed)
         tried += 1
-        raw = _lemke_once(
-            problem, tol, rng.uniform(0.5, 2.0, problem.n), None, max_iter, piv_tol, lexicographic, check_every
-        )
+        raw = _lemke_once(problem, tol, **{**run, "d": rng.uniform(0.5, 2.0, problem.n), "basis": None})
         total += raw.iterations
     if tried:
         raw.iterations = total
@@ -82,20 +65,17 @@ _RETRY = (Status.RAY_TERMINATION, Status.ITERATION_LIMIT)
 def _lemke_once(
     problem: LCP,
     tol: float,
-    d: Any,
-    basis: Any,
-    max_iter: int | None,
-    piv_tol: float,
-    lexicographic: bool,
-    check_every: int,
+    d: Any = None,
+    basis: Any = None,
+    max_iter: int | None = None,
+    piv_tol: float = 1e-11,
+    lexicographic: bool = True,
+    check_every: int = 16,
 ) -> Raw:
+    """One run of the kernel (options checked by the registry), cold or warm-started."""
     M, q = problem.M, problem.q
     n = q.shape[0]
-    max_iter = max(1000, 50 * n) if max_iter is None else _int_option("max_iter", max_iter)
-    if not (0 < piv_tol < 1):
-        raise InvalidOptionError("piv_tol", f"must lie in (0, 1), got {piv_tol!r}")
-    if check_every != 16:
-        check_every = _int_option("check_every", check_every, minimum=0)
+    max_iter = max(1000, 50 * n) if max_iter is None else max_iter
     if basis is None:
         note = "cold start"
         out = K.lemke_cold_solve(
@@ -144,12 +124,6 @@ def _interpret(problem: LCP, tol: float, out: np.ndarray, warm: bool, max_iter: 
     if status == K.ITER_LIMIT:
         return Raw(z, Status.ITERATION_LIMIT, pivots, f"{_STATUS_TEXT[status]} ({max_iter})", stats=stats)
     return Raw(None, Status.NUMERICAL_FAILURE, pivots, _STATUS_TEXT[status], stats=stats)
-
-
-def _int_option(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidOptionError(name, f"must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _covering(d: Any, n: int) -> np.ndarray:
@@ -265,28 +239,10 @@ def lemke(
                 },
             )
         first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
-    if isinstance(problem, LCP):
-        return lemke_lcp(
-            problem,
-            tol,
-            d=d,
-            basis=basis,
-            max_iter=max_iter,
-            piv_tol=piv_tol,
-            lexicographic=lexicographic,
-            check_every=check_every,
-            restarts=restarts,
-            seed=seed,
-            first=first,
-        )
-    opts = dict(
-        d=d,
-        basis=basis,
-        max_iter=max_iter,
-        piv_tol=piv_tol,
-        lexicographic=lexicographic,
-        check_every=check_every,
-        restarts=restarts,
-        seed=seed,
+    run = dict(
+        d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic, check_every=check_every
     )
+    if isinstance(problem, LCP):
+        return lemke_lcp(problem, tol, restarts=restarts, seed=seed, first=first, **run)
+    opts = dict(restarts=restarts, seed=seed, **run)
     return via_lcp(problem, tol, lemke_lcp, opts)
