@@ -29,10 +29,8 @@ written with the results.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -56,6 +54,7 @@ if _EARLY_THREADS is not None and _EARLY_THREADS.isdigit():
         os.environ[_var] = _EARLY_THREADS
 
 import numpy as np  # noqa: E402
+import report  # noqa: E402  (benchmarks/report.py)
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -108,13 +107,6 @@ def fc_error(W, q, mu, r) -> float:
             out[i] = np.concatenate([[pn], m * pn * x[1:] / nt])
     nq = np.linalg.norm(q)
     return float(np.linalg.norm(R - out) / (nq if nq > 0 else 1.0))
-
-
-def _loadavg() -> str:
-    try:
-        return "(" + ", ".join(f"{v:.2f}" for v in os.getloadavg()) + ")"
-    except OSError:
-        return "(unknown)"
 
 
 def run_fc_worker(backend, solver, files, timeout, target_s=0.3, max_reps=10):
@@ -202,7 +194,7 @@ def main(argv=None) -> int:
     if args.blas_threads is not None:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.blas_threads)
-    load_start = _loadavg()
+    load_start = report.loadavg()
     backends = ["contactcp"] if args.smoke else ["contactcp", "siconos"]
     if args.smoke:
         args.lcp_sizes, args.cone_sizes, args.ip_sizes, args.seeds = [10], [10], [10], 1
@@ -356,23 +348,14 @@ def main(argv=None) -> int:
         cells.append(str(r.stats.get("guarantee", "—")))
         lines_ip.append(f"| {n} | {form.lcp.n} | " + " | ".join(cells) + " |")
         print(lines_ip[-1], flush=True)
-    cpu = platform.machine()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     text = [
         "# Dynamic contact: friction pyramid (LCP) and friction cone, side by side with Siconos",
         "",
-        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python "
-        f"{platform.python_version()}; date {dt.date.today().isoformat()}.",
-        f"Command: `python benchmarks/friction.py {' '.join(sys.argv[1:])}`".rstrip() + ".",
+        report.machine_line(),
+        report.command_line("friction.py"),
         "",
         f"BLAS threads per process: {os.environ.get('OPENBLAS_NUM_THREADS', 'not set (library default)')}; "
-        f"load average (1, 5, 15 min) at the start {load_start}, at the end {_loadavg()} (the machine may be "
+        f"load average (1, 5, 15 min) at the start {load_start}, at the end {report.loadavg()} (the machine may be "
         "shared with other jobs).",
         "",
         f"Problems: `random_system(n_c, seed)` (one sphere, n_c three-prismatic fingers, dense A), {args.seeds} "
@@ -424,9 +407,7 @@ def main(argv=None) -> int:
             text.append(
                 f"- cone n_c = 1000: slowest newton solve {v:.2f} s ({'met' if v <= 5 else 'NOT met'}; goal <= 5 s)"
             )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(text) + "\n")
-    print(f"wrote {args.out}")
+    report.write(args.out, text)
     return 0
 
 

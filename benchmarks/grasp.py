@@ -24,14 +24,12 @@ case; the grasp solve under 1 ms with the fastest method.  Writes
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import report  # noqa: E402  (benchmarks/report.py)
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -121,8 +119,7 @@ def main(argv=None) -> int:
     lines = [
         "# The three-PUMA-560-finger grasp: every method on the same states",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}; date {dt.date.today().isoformat()}.",
+        report.machine_line(),
         f"Command: `python benchmarks/grasp.py{' --smoke' if args.smoke else ''}`; median of {rep} runs.",
         "",
         "'solve' times `solve_dynamic` on the assembled contact state (formulation, solve, certification, "
@@ -156,9 +153,7 @@ def main(argv=None) -> int:
         f"{1e3 * worst:.3f} ms — **{'under' if worst < 1e-3 else 'over'} 1 ms** "
         f"({', '.join(f'{s} {m:g}: {lab} {1e3 * t:.3f} ms' for s, m, lab, t in fastest)})",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    report.write(args.out, lines)
     return 0
 
 

@@ -14,16 +14,15 @@ problem object, solve, read the answer).  Writes ``benchmarks/results/lcp.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+import report  # noqa: E402  (benchmarks/report.py)
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -151,7 +150,6 @@ def main(argv=None) -> int:
                 unavailable[backend] = data["error"]
         batch = run_batch(folder, args.batch, unavailable) if args.batch else None
     write_report(args, solvers, table, unavailable, batch)
-    print(f"wrote {args.out}")
     return 0
 
 
@@ -230,19 +228,10 @@ def fmt_t(t):
 
 def write_report(args, solvers, table, unavailable, batch):
     labels = [lab for b, _s, lab in solvers if b not in unavailable]
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     lines = [
         "# LCP solvers side by side",
         "",
-        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}; date {dt.date.today().isoformat()}.",
+        report.machine_line(),
         f"Command: `python benchmarks/lcp_peers.py {' '.join(sys.argv[1:])}`".rstrip() + ".",
         "",
         f"Median time in **milliseconds** over {args.seeds} seeded problems per row (each itself the median of "
@@ -329,8 +318,7 @@ def write_report(args, solvers, table, unavailable, batch):
             f"- Best contactcp method within 1x of the best peer at n >= 100: worst ratio {max(bb):.2f} "
             f"({'met' if max(bb) <= 1 else 'NOT met'})."
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    report.write(args.out, lines)
 
 
 if __name__ == "__main__":

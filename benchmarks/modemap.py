@@ -14,10 +14,8 @@ is timed on a sample for comparison.  Writes ``benchmarks/results/modemap.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -25,6 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
+
+import report  # noqa: E402  (benchmarks/report.py)
 
 CHILD = """
 import json, sys, time
@@ -90,8 +90,7 @@ def main(argv=None) -> int:
     lines = [
         "# Contact-mode maps of the two-finger hand (Yashima & Yamaguchi, Fig. 7)",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}; date {dt.date.today().isoformat()}.",
+        report.machine_line(),
         f"Command: `python benchmarks/modemap.py{' --smoke' if args.smoke else ''}`.",
         "",
         f"Grid {n} x {n} = {n * n} states over tau1, tau2 in [0, 10] N m; 4 sign combinations per state "
@@ -119,9 +118,7 @@ def main(argv=None) -> int:
         "second, more than the work itself at this size; the sweep layer uses it by default because "
         "larger grids and costlier states (3-D grasps) do profit.",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    report.write(args.out, lines)
     return 0
 
 

@@ -14,14 +14,12 @@ conditions (2)-(10).  Writes ``benchmarks/results/quasistatic.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import report  # noqa: E402  (benchmarks/report.py)
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -67,22 +65,15 @@ def main(argv=None) -> int:
                 rows.append(rec)
                 print(rec, flush=True)
     write(args, rows)
-    print(f"wrote {args.out}")
     return 0
 
 
 def write(args, rows):
-    cpu = platform.machine()
-    try:
-        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     lines = [
         "# Quasistatic UCP methods on random problems",
         "",
-        f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"date {dt.date.today().isoformat()}.",
-        f"Command: `python benchmarks/quasistatic.py {' '.join(sys.argv[1:])}`".rstrip() + ".",
+        report.machine_line(),
+        report.command_line("quasistatic.py"),
         "",
         f"{3 * args.seeds} problems per n_c (effort-controlled joints: 0, 25 %, 50 %; seeds 0..{args.seeds - 1}); "
         f"exact time limit {args.time_limit:g} s. Bilinear rates are over the problems the exact method "
@@ -131,8 +122,7 @@ def write(args, rows):
             f"solvable problems, n_c up to {max(n for n, _, _ in goal_rate)} (goal >= 95 %: "
             f"{'met' if tot_m >= 0.95 * tot else 'NOT met'})."
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    report.write(args.out, lines)
 
 
 if __name__ == "__main__":
