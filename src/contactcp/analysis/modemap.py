@@ -47,6 +47,7 @@ from contactcp.interpret.dynamic import MODE_TOL
 from contactcp.linalg.pmatrix import PMatrixVerdict, p_matrix_test
 from contactcp.models.system import MultibodySystem
 from contactcp.solvers.batch import solve_batch
+from contactcp.sweep import Table
 
 __all__ = ["MODE_NAMES", "mode_classes", "MODE_CLASSES", "EffortModel", "effort_model", "effort_states", "effort_map"]
 
@@ -381,7 +382,7 @@ def effort_map(
     chunk_size: int | None = None,
     progress: bool = True,
     desc: str = "mode map",
-):
+) -> Table:
     """The map over the grid of ``axes`` (``{effort: values}``, every effort of the model) as a
     :class:`contactcp.sweep.Table`: the columns of :func:`effort_states`, the first body's
     accelerations as ``vdot0``, ``vdot1``, ..."""

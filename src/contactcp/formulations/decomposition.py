@@ -36,6 +36,7 @@ enumeration) otherwise.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,7 @@ def n_combinations(cd: ContactDynamics) -> int:
     return 2 ** (int((~cd.sliding).sum()) * (cd.dim - 1))
 
 
-def sign_combinations(cd: ContactDynamics):
+def sign_combinations(cd: ContactDynamics) -> Iterator[np.ndarray]:
     """Every ``Pi`` as an ``(n_R, d-1)`` array of ``+1`` (set ``S_2``) / ``-1`` (set ``S_1``)."""
     nR, nt = int((~cd.sliding).sum()), cd.dim - 1
     for signs in itertools.product((1.0, -1.0), repeat=nR * nt):

@@ -10,6 +10,9 @@ import numpy as np
 
 from contactcp.problems import LCP
 
+#: what a seed may be: an integer, a numpy Generator, or None (fresh entropy)
+Seed = int | np.random.Generator | None
+
 __all__ = ["spd", "p_matrix", "psd_planted", "contact", "FAMILIES"]
 
 
@@ -17,14 +20,14 @@ def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
-def spd(n: int, seed=None) -> LCP:
+def spd(n: int, seed: Seed = None) -> LCP:
     """Symmetric positive definite ``M = A A^T / n + 0.1 I`` (condition ~10-40), ``q ~ N(0, 1)``."""
     rng = _rng(seed)
     A = rng.standard_normal((n, n))
     return LCP(A @ A.T / n + 0.1 * np.eye(n), rng.standard_normal(n))
 
 
-def p_matrix(n: int, seed=None) -> LCP:
+def p_matrix(n: int, seed: Seed = None) -> LCP:
     """Nonsymmetric P-matrix: strictly row diagonally dominant with positive diagonal.
 
     Such a matrix is a P-matrix (every principal submatrix is again strictly
@@ -38,7 +41,7 @@ def p_matrix(n: int, seed=None) -> LCP:
     return LCP(N + np.diag(D), rng.standard_normal(n))
 
 
-def psd_planted(n: int, seed=None, rank: int | None = None) -> tuple[LCP, np.ndarray]:
+def psd_planted(n: int, seed: Seed = None, rank: int | None = None) -> tuple[LCP, np.ndarray]:
     """Rank-deficient PSD ``M = B B^T`` with a planted solution ``z*``.
 
     Half of the indices (at random) carry ``z*_i > 0, w*_i = 0``, the rest
@@ -56,7 +59,9 @@ def psd_planted(n: int, seed=None, rank: int | None = None) -> tuple[LCP, np.nda
     return LCP(M, w - M @ z), z
 
 
-def contact(n_c: int, seed=None, n_d: int = 4, m: int | None = None, mu: tuple[float, float] = (0.2, 0.8)) -> LCP:
+def contact(
+    n_c: int, seed: Seed = None, n_d: int = 4, m: int | None = None, mu: tuple[float, float] = (0.2, 0.8)
+) -> LCP:
     """A friction-pyramid contact LCP in the Stewart–Trinkle form, size ``n_c (n_d + 2)``.
 
     Unknowns ``z = (c_n, beta, lambda)``: normal impulses, ``n_d`` pyramid
@@ -107,7 +112,7 @@ def contact(n_c: int, seed=None, n_d: int = 4, m: int | None = None, mu: tuple[f
     return LCP(Mz, qz)
 
 
-def _contact_n(n: int, seed=None) -> LCP:
+def _contact_n(n: int, seed: Seed = None) -> LCP:
     return contact(max(1, round(n / 6)), seed)
 
 

@@ -193,7 +193,9 @@ def _certificate(problem, system: FarkasSystem, y: Any, proof, source: str) -> C
     )
 
 
-def farkas_certificate(problem, candidate: Any = None, source: str = "", search: bool = True) -> Certificate | None:
+def farkas_certificate(
+    problem: LCP | MixedLCP | BoxLCP, candidate: Any = None, source: str = "", search: bool = True
+) -> Certificate | None:
     """A verified Farkas certificate about ``problem`` itself (LCP, MixedLCP or BoxLCP), or None.
 
     ``candidate`` (a float vector, e.g. from a pivoting ray) is tried first; then, if ``search``,

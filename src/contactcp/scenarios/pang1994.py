@@ -12,6 +12,7 @@ import numpy as np
 
 from contactcp.errors import InvalidProblemError
 from contactcp.models.planar_quasistatic import PlanarQuasistaticProblem, planar_wrench, prismatic_fingers
+from contactcp.problems.generators import Seed
 
 _P1 = [
     [0.966, 0.259, 0.000],
@@ -92,7 +93,12 @@ TABLE1 = {
 
 
 def random_problem(
-    n_c: int, mu_max: float = 1.0, n_abar: int = 0, seed=None, planted: bool = False, p_open: float = 0.5
+    n_c: int,
+    mu_max: float = 1.0,
+    n_abar: int = 0,
+    seed: Seed = None,
+    planted: bool = False,
+    p_open: float = 0.5,
 ) -> PlanarQuasistaticProblem:
     """A random problem generated as in Section 5.
 

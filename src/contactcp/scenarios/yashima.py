@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,10 @@ from contactcp.models.manipulator import Manipulator
 from contactcp.models.system import Arm, MultibodySystem
 from contactcp.scenarios.parameters import resolve
 from contactcp.settings import DEFAULT_TOL
+
+if TYPE_CHECKING:
+    from contactcp.analysis.modemap import EffortModel
+    from contactcp.sweep import Table
 
 __all__ = ["HandParameters", "Hand", "two_finger_hand", "hand_geometry", "hand_model", "hand_states", "hand_map"]
 
@@ -208,7 +212,7 @@ def _hand_system(mu: float, params: HandParameters | None, tau1: float = 0.0, ta
 
 
 @functools.lru_cache(maxsize=8)
-def hand_model(mu: float, params: HandParameters | None = None):
+def hand_model(mu: float, params: HandParameters | None = None) -> EffortModel:
     """The torque-independent part of the hand's maps (:func:`contactcp.analysis.modemap.effort_model`;
     cached per process)."""
     from contactcp.analysis.modemap import effort_model
@@ -259,7 +263,7 @@ def hand_map(
     executor: Any = None,
     chunk_size: int | None = None,
     progress: bool = True,
-):
+) -> Table:
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
     :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`)."""
     from contactcp.analysis.modemap import effort_map

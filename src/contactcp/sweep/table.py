@@ -6,7 +6,7 @@ import csv
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,7 @@ class Table:
     def __iter__(self):
         return iter(self._cols)
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         """Column names (so ``dict(table)`` works)."""
         return self._cols.keys()
 
@@ -115,7 +115,7 @@ class Table:
             out[name] = c
         return out
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The table as a :class:`pandas.DataFrame` (a column ``x`` of width k becomes ``x[0]..x[k-1]``)."""
         try:
             import pandas as pd

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from contactcp.errors import InvalidProblemError
+
+if TYPE_CHECKING:
+    from contactcp.problems.friction import FrictionContactProblem
 
 __all__ = ["FclibLocal", "FclibGlobal", "FclibSolution", "FclibFile"]
 
@@ -49,7 +52,7 @@ class FclibLocal:
     def n_contacts(self) -> int:
         return int(np.shape(self.W)[0]) // int(self.spacedim)
 
-    def to_problem(self):
+    def to_problem(self) -> FrictionContactProblem:
         """The :class:`~contactcp.problems.friction.FrictionContactProblem` (W, q, mu) (no V, R)."""
         if self.V is not None or self.R is not None:
             raise InvalidProblemError("V", "problems with V, R (equality constraints) have no FrictionContactProblem")
