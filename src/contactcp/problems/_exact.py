@@ -20,6 +20,17 @@ def exact_row_scale(a: np.ndarray, x: np.ndarray, c: float, Z: np.ndarray) -> Fr
     return max(Fraction(abs(c)), exact_affine(np.abs(a)[keep], capped[keep], 0.0))
 
 
+def exact_row(a: np.ndarray, x: np.ndarray, c: float, Z: np.ndarray) -> tuple[float, Fraction, Fraction]:
+    """``(float, exact)`` value of ``a . x + c`` (the float rounded to nearest, infinite when it
+    overflows) and the row's exact scale (:func:`exact_row_scale`)."""
+    value = exact_affine(a, x, c)
+    try:
+        nearest = float(value)
+    except OverflowError:
+        nearest = math.copysign(math.inf, value)
+    return nearest, value, exact_row_scale(a, x, c, Z)
+
+
 def exact_lcp_rows(
     M: np.ndarray, q: np.ndarray, z: np.ndarray, free: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -34,12 +45,7 @@ def exact_lcp_rows(
         return w, e
     Z = column_units(M, q)
     for k, i in enumerate(rows.tolist()):
-        wi = exact_affine(M[i], z, float(q[i]))
-        try:
-            w[k] = float(wi)
-        except OverflowError:
-            w[k] = math.copysign(math.inf, wi)
-        si = exact_row_scale(M[i], z, float(q[i]), Z)
+        w[k], wi, si = exact_row(M[i], z, float(q[i]), Z)
         if si == 0:
             viol = abs(min(Fraction(float(z[i])), Fraction(0))) if wi == 0 else None
             e[k] = float_up(viol) if viol is not None else (abs(float(z[i])) if wi > 0 and not free[i] else math.inf)
@@ -61,12 +67,7 @@ def exact_scaled_rows(
         if not finite:
             v[i], lo[i], hi[i] = np.nan, -math.inf, math.inf
             continue
-        wi = exact_affine(A[i], x, float(c[i]))
-        try:
-            v[i] = float(wi)
-        except OverflowError:
-            v[i] = math.copysign(math.inf, wi)
-        si = exact_row_scale(A[i], x, float(c[i]), Z)
+        v[i], wi, si = exact_row(A[i], x, float(c[i]), Z)
         if si == 0:
             lo[i] = hi[i] = 0.0 if wi == 0 else math.copysign(math.inf, wi)
             continue
