@@ -22,6 +22,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
     os.environ.setdefault(_v, "1")
 
 import argparse       # noqa: E402
+import json           # noqa: E402
 import platform       # noqa: E402
 import shlex          # noqa: E402
 import subprocess     # noqa: E402
@@ -73,6 +74,22 @@ def _data_inline(ccp, seed, key):
     return "`" + "; ".join(parts) + "`"
 
 
+def _render_saved(ccp, path: str, out: str) -> int:
+    """Re-render a report from the JSON lines of an earlier run (first line: meta and cases)."""
+    with open(path) as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    head = rows[0] if rows and "meta" in rows[0] else {"meta": {}, "cases": {}}
+    records = [r for r in rows if "meta" not in r]
+    meta, cases = head["meta"], head["cases"]
+    if not cases:
+        for k in sorted({r["key"] for r in records}):
+            c = build_case(ccp, meta.get("seed", 20240611), k)
+            cases[k] = {"truth": c.truth, "size": c.size, "note": c.note, "methods": []}
+    _write_atomic(out, render(meta, cases, records, lambda k: _data_inline(ccp, meta["seed"], k)))
+    print(f"report: {out}")
+    return 0
+
+
 def _write_atomic(path: str, text: str) -> None:
     folder = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(folder, exist_ok=True)
@@ -100,6 +117,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=None, help="comma-separated keys TYPE:FAMILY:INDEX (reproduce)")
     ap.add_argument("--smoke", action="store_true", help="small subset for CI; exit 1 on any finding")
     ap.add_argument("--json", default=None, help="also write every run's record as JSON lines here")
+    ap.add_argument("--render-json", default=None, metavar="PATH",
+                    help="only re-render the report from a --json file of an earlier run (same seed)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
 
@@ -122,6 +141,8 @@ def main(argv=None) -> int:
             keep = [k for k in tkeys if any(s in cases[k].note for s in SMOKE_TARGETED)]
             keys = keep + [k for k in keys if ":targeted:" not in k]
     out = args.out if args.out is not None else (None if args.smoke or args.only else DEFAULT_OUT)
+    if args.render_json:
+        return _render_saved(ccp, args.render_json, out or DEFAULT_OUT)
 
     load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     t0 = time.time()
@@ -151,8 +172,7 @@ def main(argv=None) -> int:
         text = render(meta, cases, records, lambda k: _data_inline(ccp, args.seed, k))
         _write_atomic(out, text)
     if args.json:
-        import json
-        _write_atomic(args.json, "".join(json.dumps(r, default=str) + "\n" for r in records))
+        _write_atomic(args.json, "".join(json.dumps(r, default=str) + "\n" for r in [{"meta": meta, "cases": cases}] + records))
     bad = sum(counts.get(k, 0) for k in BAD)
     line = (f"fuzz: {len(keys)} problems, {len(records)} runs in {elapsed:.0f} s: "
             + ", ".join(f"{k} {counts.get(k, 0)}" for k in ("false_solved", "false_nosol", "crash", "hang",

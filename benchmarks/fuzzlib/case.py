@@ -8,7 +8,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Case", "case_rng", "far_start"]
+__all__ = ["Case", "case_rng", "far_start", "warm_starts", "START_OPTIONS"]
+
+# the option through which each method takes a start (checked against the registry before use)
+START_OPTIONS = {"pgs": "z0", "interior-point": "z0", "merit": "x0", "newton": "r0", "nsgs": "r0"}
 
 
 @dataclass
@@ -52,3 +55,15 @@ def far_start(rng: np.random.Generator, n: int, positive: bool = False) -> np.nd
     if not positive and n > 1:
         x[rng.random(n) < 0.2] = 0.0
     return x
+
+
+def warm_starts(ccp, problem, n: int, rng: np.random.Generator) -> dict:
+    """Far-away starts for every applicable method whose registered options include its start option
+    (``contactcp._registry.method_info(name)[i].options``); interior-point needs a positive start."""
+    from contactcp._registry import method_info
+    out = {}
+    for m in ccp.methods(problem):
+        opt = START_OPTIONS.get(m)
+        if opt and any(opt in s.options and s.applies(problem) for s in method_info(m)):
+            out[m] = {opt: far_start(rng, n, positive=(m == "interior-point"))}
+    return out

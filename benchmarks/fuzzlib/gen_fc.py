@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
-from .case import Case, far_start
+from .case import Case, warm_starts
 from .exact import exact_affine
 from .exact_nl import fc_residual
 
@@ -159,5 +159,5 @@ def make_fc(ccp, family: str, index: int, rng) -> Case:
             case.truth = "unknown"
             case.note += f"; planted residual {res:.2e}" if res is not None else "; planted point not finite"
     if family == "warm":
-        case.starts = {"newton": {"r0": far_start(rng, m)}, "nsgs": {"r0": far_start(rng, m)}}
+        case.starts = warm_starts(ccp, case.problem, m, rng)
     return case

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .case import Case, far_start
+from .case import Case, warm_starts as _warm
 from .exact import box_residual, farkas_box, lcp_residual, to_ints
 
 __all__ = ["make_linear", "LINEAR_FAMILIES", "infeasible_margin"]
@@ -409,16 +409,5 @@ def _unknown(ccp, ptype, family, index, rng, n) -> Case:
     return case
 
 
-START_OPTIONS = {"pgs": "z0", "interior-point": "z0", "merit": "x0", "newton": "r0", "nsgs": "r0"}
-
-
 def warm_starts(ccp, case: Case, rng) -> dict:
-    """Far-away starts for every method that takes one (option names checked in the registry)."""
-    from contactcp._registry import method_info
-    out = {}
-    n = case.size
-    for m in ccp.methods(case.problem):
-        opt = START_OPTIONS.get(m)
-        if opt and any(opt in s.options and s.applies(case.problem) for s in method_info(m)):
-            out[m] = {opt: far_start(rng, n, positive=(m == "interior-point"))}
-    return out
+    return _warm(ccp, case.problem, case.size, rng)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .case import Case, far_start
+from .case import Case, warm_starts
 from .exact_nl import ncp_residual
 from .exact import farkas_polyhedron, ucp_residual
 from .gen_linear import int_matrix, KINDS
@@ -185,5 +185,5 @@ def make_ncp(ccp, family: str, index: int, rng) -> Case:
     if truth == "solvable" and ncp_residual(spec, planted) != 0:
         case.truth = "unknown"
     if family == "warm":
-        case.starts = {"merit": {"x0": far_start(rng, n)}}
+        case.starts = warm_starts(ccp, prob, n, rng)
     return case
