@@ -17,7 +17,7 @@ import numpy as np
 from .case import Case, warm_starts
 from .exact_nl import ncp_residual
 from .exact import farkas_polyhedron, ucp_residual
-from .gen_linear import int_matrix, KINDS
+from .plant import int_matrix, KINDS
 
 __all__ = ["make_ucp", "make_ncp", "UCP_FAMILIES", "NCP_FAMILIES"]
 

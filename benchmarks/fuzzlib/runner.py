@@ -11,6 +11,7 @@ and starts a fresh worker on the rest of that case's methods.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 import traceback
 from collections import deque
@@ -24,6 +25,19 @@ from .check import check_answer, cross_check
 __all__ = ["run_all", "solve_one", "methods_for"]
 
 CHECK_DEADLINE = 300.0       # the harness's own check (exact arithmetic) of one answer
+WALL_FACTOR = 10.0           # a solve is a hang after `timeout` CPU seconds, or this many times it in wall time
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) of a process, from /proc (None where unavailable): the hang test
+    counts the worker's own CPU time, so that a loaded machine does not turn slow solves into hangs."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def methods_for(ccp, case, only=None) -> list[str]:
@@ -108,6 +122,7 @@ class _Slot:
         self.deadline = None
         self.done_methods: set[str] = set()
         self.eof = False
+        self.cpu0 = None
 
     def kill(self):
         if self.proc.is_alive():
@@ -167,7 +182,7 @@ def run_all(keys, seed: int, tol: float, timeout: float, workers: int, only=None
         live = [s for s in slots if s.key is not None]
         dl = [s.deadline for s in live if s.deadline is not None]
         wait_for = max(0.0, min(dl) - now) if dl else 1.0
-        ready = wait([s.parent for s in live] + [s.proc.sentinel for s in live], timeout=min(wait_for, 5.0))
+        ready = wait([s.parent for s in live] + [s.proc.sentinel for s in live], timeout=min(wait_for, 1.0))
         for s in list(live):
             while s.key is not None and s.parent in ready and s.parent.poll():
                 try:
@@ -181,7 +196,8 @@ def run_all(keys, seed: int, tol: float, timeout: float, workers: int, only=None
                     cases[key] = {"truth": truth, "size": size, "note": note, "methods": names}
                     s.phase, s.deadline = None, None
                 elif kind == "start":
-                    s.method, s.phase, s.deadline = msg[2], "solving", time.monotonic() + timeout
+                    s.method, s.phase, s.deadline = msg[2], "solving", time.monotonic() + WALL_FACTOR * timeout
+                    s.cpu0 = _cpu_seconds(s.proc.pid)
                 elif kind == "checking":
                     s.phase, s.deadline = "checking", time.monotonic() + CHECK_DEADLINE
                 elif kind == "rec":
@@ -202,7 +218,12 @@ def run_all(keys, seed: int, tol: float, timeout: float, workers: int, only=None
             if s.eof or (not s.proc.is_alive() and not s.parent.poll()):
                 fail(s, "crash", f"worker process died (exit code {s.proc.exitcode}) during {s.phase}")
             elif s.deadline is not None and time.monotonic() > s.deadline:
-                fail(s, "hang", f"no answer within {timeout:g} s" if s.phase == "solving" else "check deadline")
+                fail(s, "hang", f"no answer within {WALL_FACTOR * timeout:g} s of wall time"
+                     if s.phase == "solving" else "check deadline")
+            elif s.phase == "solving" and s.cpu0 is not None:
+                cpu = _cpu_seconds(s.proc.pid)
+                if cpu is not None and cpu - s.cpu0 > timeout:
+                    fail(s, "hang", f"no answer after {cpu - s.cpu0:.0f} s of CPU time")
     for s in slots:
         try:
             s.parent.send(None)
