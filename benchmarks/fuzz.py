@@ -40,7 +40,7 @@ from fuzzlib.runner import run_all                                 # noqa: E402
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "fuzz.md")
 SMOKE_PROBLEMS = 90
-SMOKE_TARGETED = ("issue", "CPS_3", "tobenna", "z = 1")
+SMOKE_TARGETED = ("issue", "CPS_3", "tobenna", "z = 1", "segfault")
 
 
 def _warm_up(ccp):
@@ -97,6 +97,9 @@ def _write_atomic(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)       # mkstemp makes 0600; a report is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -16,7 +16,7 @@ from itertools import combinations
 __all__ = ["feasible", "lcp_solvable", "ucp_solvable", "LCP_MAX", "UCP_MAX"]
 
 LCP_MAX = 10     # complementarity pairs enumerated (up to 2^10 exact LPs, after one Farkas LP)
-UCP_MAX = 7
+UCP_MAX = 9      # pairs of a UCP enumerated (2^9 supports, faces memoised)
 
 
 def feasible(A: list[list[Fraction]], b: list[Fraction]) -> bool:

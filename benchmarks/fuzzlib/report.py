@@ -136,9 +136,23 @@ def render(meta: dict, cases: dict, records: list, data_of) -> str:
                     break
                 shown += 1
                 L += _detail(meta, cases, r, data_of)
-        if len(bad) > shown:
-            L += [f"({len(bad) - shown} more of this category: the groups above; rerun with `--only KEY` to see any.)", ""]
+        L += _all_keys(bad)
     return "\n".join(L) + "\n"
+
+
+def _all_keys(bad) -> list[str]:
+    """Every finding of a category, one entry per problem with its methods (rerun: --only KEY)."""
+    per: dict = defaultdict(list)
+    for r in bad:
+        per[r["key"]].append(r["method"])
+    items = [f"`{k}` ({', '.join(ms)})" for k, ms in sorted(per.items(), key=lambda kv: _keyorder(kv[0]))]
+    return ["<details><summary>all " + f"{len(bad)} runs on {len(per)} problems</summary>", "",
+            "; ".join(items), "", "</details>", ""]
+
+
+def _keyorder(key: str):
+    t, f, i = key.split(":")
+    return t, f, int(i)
 
 
 def _md(s: str) -> str:
