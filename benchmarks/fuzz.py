@@ -90,6 +90,15 @@ def _render_saved(ccp, path: str, out: str) -> int:
     return 0
 
 
+def _commit(folder: str) -> str:
+    try:
+        out = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "not in git"
+
+
 def _write_atomic(path: str, text: str) -> None:
     folder = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(folder, exist_ok=True)
@@ -123,6 +132,7 @@ def main(argv=None) -> int:
     ap.add_argument("--render-json", default=None, metavar="PATH",
                     help="only re-render the report from a --json file of an earlier run (same seed)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--note", default="", help="a line for the report's header (what was tested, why)")
     args = ap.parse_args(argv)
 
     import contactcp as ccp
@@ -160,15 +170,13 @@ def main(argv=None) -> int:
     cases, records = run_all(keys, args.seed, tol, timeout, args.workers, only_methods, progress)
     elapsed = time.time() - t0
     counts = summary_counts(records)
-    try:
-        commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, timeout=10).stdout.strip() or "?"
-    except (OSError, subprocess.SubprocessError):
-        commit = "?"
+    commit = _commit(os.path.dirname(os.path.abspath(__file__)))
+    under_test = os.path.dirname(os.path.abspath(ccp.__file__))
     meta = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(t0)), "seed": args.seed,
             "command": "python benchmarks/fuzz.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
             "n_problems": len(keys), "tol": tol, "timeout": timeout, "workers": args.workers,
             "version": getattr(ccp, "__version__", "?"), "commit": commit, "numpy": np.__version__,
+            "under_test": f"{under_test} (commit {_commit(under_test)})", "note": args.note,
             "python": platform.python_version(), "cpus": os.cpu_count(), "load_before": load_before,
             "load_after": ", ".join(f"{v:.2f}" for v in os.getloadavg()), "elapsed": elapsed}
     if out:

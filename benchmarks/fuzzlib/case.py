@@ -60,10 +60,20 @@ def far_start(rng: np.random.Generator, n: int, positive: bool = False) -> np.nd
 def warm_starts(ccp, problem, n: int, rng: np.random.Generator) -> dict:
     """Far-away starts for every applicable method whose registered options include its start option
     (``contactcp._registry.method_info(name)[i].options``); interior-point needs a positive start."""
-    from contactcp._registry import method_info
+    method_info = _method_info()
     out = {}
     for m in ccp.methods(problem):
         opt = START_OPTIONS.get(m)
         if opt and any(opt in s.options and s.applies(problem) for s in method_info(m)):
             out[m] = {opt: far_start(rng, n, positive=(m == "interior-point"))}
     return out
+
+
+def _method_info():
+    """contactcp's ``method_info`` (the registry moved from ``contactcp._registry`` to
+    ``contactcp.solvers.registry``; either layout works)."""
+    try:
+        from contactcp.solvers.registry import method_info
+    except ImportError:
+        from contactcp._registry import method_info
+    return method_info

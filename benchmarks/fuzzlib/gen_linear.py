@@ -61,39 +61,37 @@ def _exps(rng, n, family):
     return rng.integers(-30, 31, n), rng.integers(-498, 499, n), "columns 2^+-498", None
 
 
-def make_linear(ccp, ptype: str, family: str, index: int, rng) -> Case:
-    """One LCP / MixedLCP / BoxLCP case of the family."""
-    # sizes: LCP mostly n <= 8 (enumerate, which runs on every LCP, costs ~2^n LPs), a tail at 9-10
-    # and random ones beyond enumerate's reach; the mixed and box problems up to 14
+def _size(rng, ptype, family) -> int:
+    """LCP mostly n <= 8 (enumerate, which runs on every LCP, costs ~2^n LPs), a tail at 9-10 and
+    random ones beyond enumerate's reach; the mixed and box problems up to 14."""
     if family == "tiny":
-        n = int(rng.integers(1, 4))
-    elif family == "random" and rng.random() < 0.08:
-        n = int(rng.integers(17, 31))
-    elif ptype != "LCP":
-        n = int(rng.integers(2, 15))
-    else:
-        n = int(rng.integers(9, 11)) if rng.random() < 0.06 else int(rng.integers(2, 9))
+        return int(rng.integers(1, 4))
+    if family == "random" and rng.random() < 0.08:
+        return int(rng.integers(17, 31))
+    if ptype != "LCP":
+        return int(rng.integers(2, 15))
+    return int(rng.integers(9, 11)) if rng.random() < 0.06 else int(rng.integers(2, 9))
+
+
+def _truth(rng, family) -> str:
     u = rng.random()
     if family == "random":
-        truth = "unknown"
-    elif family == "infeasible":
-        truth = "infeasible"
-    elif family in ("planted", "degenerate"):
-        truth = "solvable" if (family == "planted" or u < 0.75) else "unknown"
-    elif family in ("scaled", "huge", "tiny"):
-        truth = "solvable" if u < 0.55 else ("infeasible" if u < 0.85 else "unknown")
-    elif family == "integer":
-        truth = "solvable" if u < 0.6 else "unknown"
-    else:   # warm
-        truth = "solvable" if u < 0.8 else "infeasible"
+        return "unknown"
+    if family == "infeasible":
+        return "infeasible"
+    if family in ("planted", "degenerate"):
+        return "solvable" if (family == "planted" or u < 0.75) else "unknown"
+    if family in ("scaled", "huge", "tiny"):
+        return "solvable" if u < 0.55 else ("infeasible" if u < 0.85 else "unknown")
+    if family == "integer":
+        return "solvable" if u < 0.6 else "unknown"
+    return "solvable" if u < 0.8 else "infeasible"          # warm
 
-    if truth == "unknown":
-        return _unknown(ccp, ptype, family, index, rng, n)
 
-    bounds = bound_types(rng, n, ptype)
-    floaty = family in ("planted", "warm", "scaled", "huge") and rng.random() < 0.6
+def _matrix(rng, ptype, family, n, bounds, floaty, note):
+    """The integer matrix (20-bit entries for the float-looking data), with an ill-conditioned free
+    block (determinant 1) in some planted mixed LCPs."""
     r = 2 ** 20 if floaty else int(rng.choice([1, 3, 9, 100]))
-    note = []
     if family == "degenerate":
         Mi, what = degenerate_matrix(rng, n, 3)
         note.append(what)
@@ -103,29 +101,25 @@ def make_linear(ccp, ptype: str, family: str, index: int, rng) -> Case:
         note.append(kind)
     if ptype == "MixedLCP" and family == "planted" and rng.random() < 0.3:
         F = [i for i, b in enumerate(bounds) if b == (-INF, INF)]
-        if len(F) >= 2:                               # ill-conditioned free block, det 1
+        if len(F) >= 2:
             k = int(rng.integers(2 ** 6, 2 ** 12))
             a, b = F[0], F[1]
             Mi = np.array(Mi, dtype=object)
             Mi[a, a], Mi[a, b], Mi[b, a], Mi[b, b] = k * k + 1, k, k, 1
             note.append(f"free block [[{k * k + 1}, {k}], [{k}, 1]]")
-    if truth == "solvable":
-        zb, wb = (12, 32) if floaty else (int(rng.integers(1, 6)), int(rng.integers(1, 6)))
-        z, w, q = plant_solution(rng, Mi, bounds, zb, wb)
-        y, M = None, Mi
-    else:
-        out = plant_farkas(rng, Mi, bounds, 10 if floaty else 3)
-        if out is None:                                # a box of finite bounds only: always solvable
-            return make_linear(ccp, ptype, family, index, rng)
-        M, q, y = out
-        z = w = None
+    return Mi
+
+
+def _exponents(rng, family, truth, n, floaty, M, q, z, note):
+    """Power-of-two row and column exponents: the float-looking scale, then the family's scaling."""
     rexp = np.zeros(n, dtype=int)
     cexp = np.zeros(n, dtype=int)
     if floaty:
         rexp -= 32 if truth == "solvable" else 20
         cexp += 12 if truth == "solvable" else 0
         note.append("dyadic data of 20-bit entries")
-    if family in ("scaled", "huge") or (family == "tiny" and rng.random() < 0.5) or (family == "infeasible" and rng.random() < 0.4):
+    if family in ("scaled", "huge") or (family == "tiny" and rng.random() < 0.5) or \
+            (family == "infeasible" and rng.random() < 0.4):
         rows = None
         if family == "infeasible" or family == "tiny":
             re, ce, what = rng.integers(-30, 31, n), np.zeros(n, dtype=int), "rows 2^+-30"
@@ -138,6 +132,47 @@ def make_linear(ccp, ptype: str, family: str, index: int, rng) -> Case:
         if rows is not None:
             rexp = near_overflow(M, q, z, rexp, cexp, rows, rng)
         note.append(what)
+    return rexp, cexp
+
+
+def _verify(case: Case, lo, hi, zs, ys) -> None:
+    """Label the case by what the harness proves exactly: residual 0 at the planted point, or the
+    planted Farkas vector's margin."""
+    d = case.data
+    if case.truth == "solvable":
+        case.planted = zs
+        if not check_planted(case.ptype, d, zs):
+            case.truth, case.note = "unknown", case.note + "; planted point failed the exact check"
+        return
+    case.planted = ys
+    mg = infeasible_margin(d["M"], d["q"], lo, hi, ys)
+    if mg is None or mg < MARGIN:
+        case.truth = "infeasible-nomargin" if mg is not None else "unknown"
+        case.note += f"; margin {float(mg) if mg is not None else 'none'}"
+    case.margin = None if mg is None else float(mg)
+
+
+def make_linear(ccp, ptype: str, family: str, index: int, rng) -> Case:
+    """One LCP / MixedLCP / BoxLCP case of the family."""
+    n = _size(rng, ptype, family)
+    truth = _truth(rng, family)
+    if truth == "unknown":
+        return _unknown(ccp, ptype, family, index, rng, n)
+    bounds = bound_types(rng, n, ptype)
+    floaty = family in ("planted", "warm", "scaled", "huge") and rng.random() < 0.6
+    note: list[str] = []
+    Mi = _matrix(rng, ptype, family, n, bounds, floaty, note)
+    if truth == "solvable":
+        zb, wb = (12, 32) if floaty else (int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+        z, w, q = plant_solution(rng, Mi, bounds, zb, wb)
+        y, M = None, Mi
+    else:
+        out = plant_farkas(rng, Mi, bounds, 10 if floaty else 3)
+        if out is None:                                # a box of finite bounds only: always solvable
+            return make_linear(ccp, ptype, family, index, rng)
+        M, q, y = out
+        z = w = None
+    rexp, cexp = _exponents(rng, family, truth, n, floaty, M, q, z, note)
     out = scale_pow2(M, q, bounds, z, w, y, rexp, cexp)
     if out is None:                                    # lost bits: drop the column scaling, then all
         out = scale_pow2(M, q, bounds, z, w, y, rexp, np.zeros(n, dtype=int)) or \
@@ -146,17 +181,7 @@ def make_linear(ccp, ptype: str, family: str, index: int, rng) -> Case:
     Mf, qf, lo, hi, zs, ys = out
     d = _data(ptype, Mf, qf, lo, hi)
     case = Case(ptype, family, index, _problem(ccp, ptype, Mf, qf, lo, hi), d, truth, "; ".join(note))
-    if truth == "solvable":
-        case.planted = zs
-        if not check_planted(ptype, d, zs):
-            case.truth, case.note = "unknown", case.note + "; planted point failed the exact check"
-    else:
-        case.planted = ys
-        mg = infeasible_margin(Mf, qf, lo, hi, ys)
-        if mg is None or mg < MARGIN:
-            case.truth = "infeasible-nomargin" if mg is not None else "unknown"
-            case.note += f"; margin {float(mg) if mg is not None else 'none'}"
-        case.margin = None if mg is None else float(mg)
+    _verify(case, lo, hi, zs, ys)
     if family == "warm":
         case.starts = warm_starts(ccp, case, rng)
     return case

@@ -31,85 +31,104 @@ def _nonneg_point(rng, n, support):
     return x
 
 
+def _ucp_degenerate(rng, n, Ax, Ay, note):
+    for A in (Ax, Ay):
+        k = int(rng.integers(0, 3))
+        if k == 0 and A.shape[0] > 1:
+            A[1] = A[0]
+            note.append("repeated row")
+        elif k == 1:
+            A[:, rng.integers(n)] = 0
+            note.append("zero column")
+        else:
+            A[rng.integers(A.shape[0])] = 0
+            note.append("zero row")
+
+
+def _ucp_solvable(rng, n, family, Ax, Ay, note):
+    """Complementary x*, y* >= 0 (disjoint supports, some pairs both zero); b = A x*."""
+    perm = rng.permutation(n)
+    cut = int(rng.integers(0, n + 1))
+    sx = [i for i in perm[:cut] if rng.random() < 0.8]
+    sy = [i for i in perm[cut:] if rng.random() < 0.8]
+    if family == "degenerate" and rng.random() < 0.3:
+        sx, sy = [], []
+        note.append("x* = y* = 0")
+    x, y = _nonneg_point(rng, n, sx), _nonneg_point(rng, n, sy)
+    return Ax, Ay, Ax @ x, Ay @ y, (x.astype(float), y.astype(float)), None
+
+
+def _ucp_infeasible(rng, n, Ax, Ay, note):
+    """Either x1 + x2 = 1 in X against y1 = y2 = 1 in Y (margin 1/3), or X empty by an exact Farkas vector."""
+    mx = Ax.shape[0]
+    if rng.random() < 0.5 and n >= 2:
+        Ax[0] = 0
+        Ax[0, :2] = 1
+        x = _nonneg_point(rng, n, [int(rng.integers(0, 2))])
+        x[:2] = [1, 0] if x[0] else [0, 1]
+        x[2:] = rng.integers(0, 3, n - 2)
+        Ay = np.vstack([np.eye(n, dtype=np.int64)[:2], Ay])
+        y = rng.integers(0, 3, n)
+        y[:2] = 1
+        note.append("x1 + x2 = 1 against y1 = y2 = 1")
+        return Ax, Ay, Ax @ x, Ay @ y, None, Fraction(1, 3)
+    uf = np.zeros(mx, dtype=np.int64)
+    uf[rng.random(mx) < 0.6] = rng.integers(-3, 4)
+    uf[0] = 1
+    h = rng.integers(0, 4, n)
+    Ax[0] = h - uf[1:] @ Ax[1:]
+    bx = rng.integers(-5, 6, mx)
+    mm = int(rng.integers(1, 9))
+    bx[0] = -mm - uf[1:] @ bx[1:]
+    y = _nonneg_point(rng, n, list(range(n)))
+    s = [max([abs(int(bx[k]))] + [abs(int(v)) for v in Ax[k]]) for k in range(mx)]
+    margin = Fraction(mm, int(h.sum()) + sum(abs(int(uf[k])) * s[k] for k in range(mx)))
+    note.append("X empty (Farkas)")
+    return Ax, Ay, bx, Ay @ y, tuple(Fraction(int(v)) for v in uf), margin
+
+
+def _ucp_random(rng, n, Ax, Ay, note):
+    x = rng.integers(0, 4, n) * (rng.random(n) < 0.7)
+    y = rng.integers(0, 4, n) * (rng.random(n) < 0.7)
+    bx, by = Ax @ x, Ay @ y
+    if rng.random() < 0.3:
+        bx = bx + rng.integers(-2, 3, Ax.shape[0])
+        note.append("perturbed b")
+    return Ax, Ay, bx, by, None, None
+
+
+def _ucp_scale(rng, truth, Ax, bx, Ay, by, planted, note):
+    """Rows by 2^+-40 (exact; a planted Farkas vector scales inversely) or by 1e+-150 (truth unknown)."""
+    mx, my = Ax.shape[0], Ay.shape[0]
+    if truth == "unknown":
+        dx, dy = 10.0 ** rng.integers(-150, 151, mx), 10.0 ** rng.integers(-150, 151, my)
+        note.append("decimal rows 1e+-150")
+    else:
+        dx, dy = 2.0 ** rng.integers(-40, 41, mx), 2.0 ** rng.integers(-40, 41, my)
+        note.append("rows 2^+-40")
+        if isinstance(planted, tuple) and planted and isinstance(planted[0], Fraction):
+            planted = tuple(v / Fraction(float(d)) for v, d in zip(planted, dx))
+    return dx[:, None] * Ax, dx * bx, dy[:, None] * Ay, dy * by, planted
+
+
 def make_ucp(ccp, family: str, index: int, rng) -> Case:
     n = int(rng.integers(1, 3)) if family == "tiny" else int(rng.integers(2, 7 if family != "random" or rng.random() < 0.8 else 10))
     mx, my = int(rng.integers(1, n + 1)), int(rng.integers(1, n + 1))
     r = int(rng.choice([1, 3, 9]))
     Ax = rng.integers(-r, r + 1, (mx, n))
     Ay = rng.integers(-r, r + 1, (my, n))
-    note = []
+    note: list[str] = []
     u = rng.random()
     truth = {"random": "unknown", "planted": "solvable", "infeasible": "infeasible", "integer": "unknown"}.get(
         family, "solvable" if u < 0.6 else ("infeasible" if u < 0.8 else "unknown"))
-    planted = None
-    margin = None
     if family == "degenerate":
-        for A in (Ax, Ay):
-            k = int(rng.integers(0, 3))
-            if k == 0 and A.shape[0] > 1:
-                A[1] = A[0]; note.append("repeated row")          # noqa: E702
-            elif k == 1:
-                A[:, rng.integers(n)] = 0; note.append("zero column")   # noqa: E702
-            else:
-                A[rng.integers(A.shape[0])] = 0; note.append("zero row")  # noqa: E702
-    if truth == "solvable":
-        perm = rng.permutation(n)
-        cut = int(rng.integers(0, n + 1))
-        sx = [i for i in perm[:cut] if rng.random() < 0.8]
-        sy = [i for i in perm[cut:] if rng.random() < 0.8]
-        if family == "degenerate" and rng.random() < 0.3:
-            sx, sy = [], []
-            note.append("x* = y* = 0")
-        x, y = _nonneg_point(rng, n, sx), _nonneg_point(rng, n, sy)
-        bx, by = Ax @ x, Ay @ y
-        planted = (x.astype(float), y.astype(float))
-    elif truth == "infeasible":
-        if rng.random() < 0.5 and n >= 2:     # no complementary pair, both polyhedra non-empty
-            Ax[0] = 0
-            Ax[0, :2] = 1
-            x = _nonneg_point(rng, n, [int(rng.integers(0, 2))])
-            x[:2] = [1, 0] if x[0] else [0, 1]
-            x[2:] = rng.integers(0, 3, n - 2)
-            Ay = np.vstack([np.eye(n, dtype=np.int64)[:2], Ay])
-            y = rng.integers(0, 3, n)
-            y[:2] = 1
-            bx, by = Ax @ x, Ay @ y
-            margin = Fraction(1, 3)
-            note.append("x1 + x2 = 1 against y1 = y2 = 1")
-        else:                                 # X empty, exact Farkas vector uf
-            uf = np.zeros(mx, dtype=np.int64)
-            uf[rng.random(mx) < 0.6] = rng.integers(-3, 4)
-            uf[0] = 1
-            h = rng.integers(0, 4, n)
-            Ax[0] = h - uf[1:] @ Ax[1:]
-            bx = rng.integers(-5, 6, mx)
-            mm = int(rng.integers(1, 9))
-            bx[0] = -mm - uf[1:] @ bx[1:]
-            y = _nonneg_point(rng, n, list(range(n)))
-            by = Ay @ y
-            s = [max([abs(int(bx[k]))] + [abs(int(v)) for v in Ax[k]]) for k in range(mx)]
-            margin = Fraction(mm, int(h.sum()) + sum(abs(int(uf[k])) * s[k] for k in range(mx)))
-            planted = tuple(Fraction(int(v)) for v in uf)
-            note.append("X empty (Farkas)")
-    else:
-        x = rng.integers(0, 4, n) * (rng.random(n) < 0.7)
-        y = rng.integers(0, 4, n) * (rng.random(n) < 0.7)
-        bx, by = Ax @ x, Ay @ y
-        if rng.random() < 0.3:
-            bx = bx + rng.integers(-2, 3, mx)
-            note.append("perturbed b")
+        _ucp_degenerate(rng, n, Ax, Ay, note)
+    build = {"solvable": lambda: _ucp_solvable(rng, n, family, Ax, Ay, note),
+             "infeasible": lambda: _ucp_infeasible(rng, n, Ax, Ay, note)}.get(truth, lambda: _ucp_random(rng, n, Ax, Ay, note))
+    Ax, Ay, bx, by, planted, margin = build()
     Ax, Ay, bx, by = (np.asarray(v, dtype=float) for v in (Ax, Ay, bx, by))
     if family == "scaled":
-        mx, my = Ax.shape[0], Ay.shape[0]
-        if truth == "unknown":
-            dx, dy = 10.0 ** rng.integers(-150, 151, mx), 10.0 ** rng.integers(-150, 151, my)
-            note.append("decimal rows 1e+-150")
-        else:
-            dx, dy = 2.0 ** rng.integers(-40, 41, mx), 2.0 ** rng.integers(-40, 41, my)
-            note.append("rows 2^+-40")
-            if isinstance(planted, tuple) and planted and isinstance(planted[0], Fraction):
-                planted = tuple(v / Fraction(float(d)) for v, d in zip(planted, dx))
-        Ax, bx, Ay, by = dx[:, None] * Ax, dx * bx, dy[:, None] * Ay, dy * by
+        Ax, bx, Ay, by, planted = _ucp_scale(rng, truth, Ax, bx, Ay, by, planted, note)
     data = {"A_x": Ax, "b_x": bx, "A_y": Ay, "b_y": by}
     case = Case("UCP", family, index, ccp.UCP(Ax, bx, Ay, by), data, truth, "; ".join(note), planted=planted)
     case.margin = None if margin is None else float(margin)

@@ -131,106 +131,122 @@ class _Slot:
         self.parent.close()
 
 
-def run_all(keys, seed: int, tol: float, timeout: float, workers: int, only=None, progress=None) -> tuple[dict, list]:
-    """Returns (cases: key -> {truth, size, note, methods}, records: list of dicts)."""
-    ctx = mp.get_context("fork")
-    queue = deque((k, frozenset()) for k in keys)
-    slots = [_Slot(ctx, seed, tol, only) for _ in range(min(workers, max(1, len(keys))))]
-    cases: dict[str, dict] = {}
-    records: list[dict] = []
-    busy = 0
+class _Pool:
+    """Worker slots, the queue of (key, methods to skip) and the records received."""
 
-    def dispatch(slot):
-        nonlocal busy
-        if queue:
-            key, skip = queue.popleft()
+    def __init__(self, keys, seed, tol, timeout, workers, only, progress):
+        self.ctx = mp.get_context("fork")
+        self.args = (seed, tol, only)
+        self.timeout, self.progress = timeout, progress
+        self.queue = deque((k, frozenset()) for k in keys)
+        self.slots = [_Slot(self.ctx, *self.args) for _ in range(min(workers, max(1, len(keys))))]
+        self.cases: dict[str, dict] = {}
+        self.records: list[dict] = []
+        self.busy = 0
+
+    def dispatch(self, slot):
+        if self.queue:
+            key, skip = self.queue.popleft()
             slot.key, slot.method, slot.phase = key, None, "building"
             slot.deadline = time.monotonic() + CHECK_DEADLINE
             slot.done_methods = set(skip)
             slot.parent.send((key, skip))
-            busy += 1
+            self.busy += 1
         else:
             slot.key = None
 
-    def record(key, method, rec):
-        info = cases.get(key, {})
+    def record(self, key, method, rec):
         ptype, family, index = key.split(":")
-        records.append({"key": key, "ptype": ptype, "family": family, "index": int(index), "method": method,
-                        "truth": info.get("truth", "unknown"), **rec})
+        self.records.append({"key": key, "ptype": ptype, "family": family, "index": int(index), "method": method,
+                             "truth": self.cases.get(key, {}).get("truth", "unknown"), **rec})
 
-    def fail(slot, verdict, detail):
+    def fail(self, slot, verdict, detail):
         """The worker hung or died: record, replace it, requeue the rest of its case."""
-        nonlocal busy
         key, m = slot.key, slot.method
         if slot.phase in ("checking", "building") and verdict == "hang":
             verdict, detail = "harness_error", f"the harness's own {slot.phase} exceeded its deadline"
-        record(key, m or "(case)", {"verdict": verdict, "detail": detail, "status": verdict.upper(),
-                                    "exact_residual": None, "time": timeout if verdict == "hang" else None})
+        self.record(key, m or "(case)", {"verdict": verdict, "detail": detail, "status": verdict.upper(),
+                                         "exact_residual": None, "time": self.timeout if verdict == "hang" else None})
         skip = frozenset(slot.done_methods | ({m} if m else set()))
         slot.kill()
-        busy -= 1
-        i = slots.index(slot)
-        slots[i] = _Slot(ctx, seed, tol, only)
+        self.busy -= 1
+        i = self.slots.index(slot)
+        self.slots[i] = _Slot(self.ctx, *self.args)
         if m is not None:
-            queue.appendleft((key, skip))
-        dispatch(slots[i])
+            self.queue.appendleft((key, skip))
+        self.dispatch(self.slots[i])
 
-    for s in slots:
-        dispatch(s)
-    while busy:
-        now = time.monotonic()
-        live = [s for s in slots if s.key is not None]
-        dl = [s.deadline for s in live if s.deadline is not None]
-        wait_for = max(0.0, min(dl) - now) if dl else 1.0
-        ready = wait([s.parent for s in live] + [s.proc.sentinel for s in live], timeout=min(wait_for, 1.0))
-        for s in list(live):
-            while s.key is not None and s.parent in ready and s.parent.poll():
-                try:
-                    msg = s.parent.recv()
-                except (EOFError, OSError):
-                    s.eof = True
-                    break
-                kind = msg[0]
-                if kind == "methods":
-                    _, key, names, truth, size, note = msg
-                    cases[key] = {"truth": truth, "size": size, "note": note, "methods": names}
-                    s.phase, s.deadline = None, None
-                elif kind == "start":
-                    s.method, s.phase, s.deadline = msg[2], "solving", time.monotonic() + WALL_FACTOR * timeout
-                    s.cpu0 = _cpu_seconds(s.proc.pid)
-                elif kind == "checking":
-                    s.phase, s.deadline = "checking", time.monotonic() + CHECK_DEADLINE
-                elif kind == "rec":
-                    record(msg[1], msg[2], msg[3])
-                    s.done_methods.add(msg[2])
-                    s.method, s.phase, s.deadline = None, None, None
-                    if progress:
-                        progress(len(records))
-                elif kind == "case_error":
-                    record(msg[1], "(case)", {"verdict": "harness_error", "detail": msg[2], "status": "CASE_ERROR",
-                                              "exact_residual": None})
-                elif kind == "done":
-                    busy -= 1
-                    dispatch(s)
-                    break
-            if s.key is None:
-                continue
-            if s.eof or (not s.proc.is_alive() and not s.parent.poll()):
-                fail(s, "crash", f"worker process died (exit code {s.proc.exitcode}) during {s.phase}")
-            elif s.deadline is not None and time.monotonic() > s.deadline:
-                fail(s, "hang", f"no answer within {WALL_FACTOR * timeout:g} s of wall time"
-                     if s.phase == "solving" else "check deadline")
-            elif s.phase == "solving" and s.cpu0 is not None:
-                cpu = _cpu_seconds(s.proc.pid)
-                if cpu is not None and cpu - s.cpu0 > timeout:
-                    fail(s, "hang", f"no answer after {cpu - s.cpu0:.0f} s of CPU time")
-    for s in slots:
-        try:
-            s.parent.send(None)
-        except (OSError, BrokenPipeError):
-            pass
-        s.proc.join(5)
-        if s.proc.is_alive():
-            s.proc.kill()
-    cross_check(records)
-    return cases, records
+    def handle(self, s, msg) -> bool:
+        """One message from slot s; True when its case is done."""
+        kind = msg[0]
+        if kind == "methods":
+            _, key, names, truth, size, note = msg
+            self.cases[key] = {"truth": truth, "size": size, "note": note, "methods": names}
+            s.phase, s.deadline = None, None
+        elif kind == "start":
+            s.method, s.phase, s.deadline = msg[2], "solving", time.monotonic() + WALL_FACTOR * self.timeout
+            s.cpu0 = _cpu_seconds(s.proc.pid)
+        elif kind == "checking":
+            s.phase, s.deadline = "checking", time.monotonic() + CHECK_DEADLINE
+        elif kind == "rec":
+            self.record(msg[1], msg[2], msg[3])
+            s.done_methods.add(msg[2])
+            s.method, s.phase, s.deadline = None, None, None
+            if self.progress:
+                self.progress(len(self.records))
+        elif kind == "case_error":
+            self.record(msg[1], "(case)", {"verdict": "harness_error", "detail": msg[2], "status": "CASE_ERROR",
+                                           "exact_residual": None})
+        elif kind == "done":
+            self.busy -= 1
+            self.dispatch(s)
+            return True
+        return False
+
+    def watch(self, s):
+        """Death, wall-clock deadline, or CPU time beyond the timeout of slot s's current solve."""
+        if s.eof or (not s.proc.is_alive() and not s.parent.poll()):
+            self.fail(s, "crash", f"worker process died (exit code {s.proc.exitcode}) during {s.phase}")
+        elif s.deadline is not None and time.monotonic() > s.deadline:
+            self.fail(s, "hang", f"no answer within {WALL_FACTOR * self.timeout:g} s of wall time"
+                      if s.phase == "solving" else "check deadline")
+        elif s.phase == "solving" and s.cpu0 is not None:
+            cpu = _cpu_seconds(s.proc.pid)
+            if cpu is not None and cpu - s.cpu0 > self.timeout:
+                self.fail(s, "hang", f"no answer after {cpu - s.cpu0:.0f} s of CPU time")
+
+    def run(self):
+        for s in self.slots:
+            self.dispatch(s)
+        while self.busy:
+            live = [s for s in self.slots if s.key is not None]
+            dl = [s.deadline for s in live if s.deadline is not None]
+            wait_for = max(0.0, min(dl) - time.monotonic()) if dl else 1.0
+            ready = wait([s.parent for s in live] + [s.proc.sentinel for s in live], timeout=min(wait_for, 1.0))
+            for s in live:
+                while s.key is not None and s.parent in ready and s.parent.poll():
+                    try:
+                        msg = s.parent.recv()
+                    except (EOFError, OSError):
+                        s.eof = True
+                        break
+                    if self.handle(s, msg):
+                        break
+                if s.key is not None:
+                    self.watch(s)
+        for s in self.slots:
+            try:
+                s.parent.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+            s.proc.join(5)
+            if s.proc.is_alive():
+                s.proc.kill()
+
+
+def run_all(keys, seed: int, tol: float, timeout: float, workers: int, only=None, progress=None) -> tuple[dict, list]:
+    """Returns (cases: key -> {truth, size, note, methods}, records: list of dicts)."""
+    pool = _Pool(keys, seed, tol, timeout, workers, only, progress)
+    pool.run()
+    cross_check(pool.records)
+    return pool.cases, pool.records
