@@ -257,6 +257,15 @@ def test_singular_newton_matrix_is_a_numerical_failure():
     assert r.residual.value == 0.0
 
 
+def test_iterates_that_overflow_end_as_a_numerical_failure():
+    # a start near the top of the floating-point range: z . w overflows at once; the method stops
+    # with an honest status instead of offering a NaN point to the residual
+    p = ccp.LCP([[1.0, 0.0], [0.0, 1.0]], [-1e300, 1.0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = ccp.solve(p, IP, tol=TOL, z0=[1e300, 1e300], w0=[1e300, 1e300], purify=False)
+    assert r.status is Status.NUMERICAL_FAILURE and "floating-point range" in r.message
+
+
 def test_scaled_data():
     p = pd_nonsymmetric(20, 4)
     for M, q in ((p.M, 1e6 * p.q), (p.M, 1e-6 * p.q), (1e6 * p.M, p.q), (1e-6 * p.M, p.q)):

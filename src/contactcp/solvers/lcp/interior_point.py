@@ -363,6 +363,9 @@ def interior_point(
     slow = 0
     outcome = "limit"
     while True:
+        if not (np.all(np.isfinite(z)) and np.all(np.isfinite(w)) and np.isfinite(mu)):
+            outcome = "overflow"
+            break
         if track.offer(z, problem.residual(z), False):
             outcome = "solved"
             break
@@ -396,7 +399,7 @@ def interior_point(
             outcome = "collapsed"
             break
 
-    if outcome != "solved" and purify and (z > w).tobytes() not in tried:
+    if outcome not in ("solved", "overflow") and purify and (z > w).tobytes() not in tried:
         if _purify(problem, z, w, track):
             outcome = "solved"
 
@@ -436,11 +439,12 @@ def _answer(
         "diverged": f"the iterates diverge (||(z, w)|| grew by {_BLOWUP:.0e})",
         "collapsed": "the step size collapsed",
         "singular": "the Newton matrix M + diag(w/z) is singular",
+        "overflow": "the iterates left the floating-point range",
     }[outcome]
     why += f" at mu = {mu:.2e}, ||w - M z - q|| = {rnorm:.2e}"
     qscale = max(1.0, float(np.abs(q).max()))
     still_infeasible = rnorm > max(tol, 1e-8) * qscale
-    if outcome == "diverged" or still_infeasible:
+    if outcome != "overflow" and (outcome == "diverged" or still_infeasible):
         zn = float(z.sum())
         cert = lcp_farkas(problem, z / zn if zn > 0 else None, tol, "interior-point iterates stayed infeasible")
         if cert is not None:
@@ -458,6 +462,7 @@ def _answer(
         "diverged": Status.ITERATION_LIMIT,
         "collapsed": Status.STATIONARY_NOT_SOLUTION,
         "singular": Status.NUMERICAL_FAILURE,
+        "overflow": Status.NUMERICAL_FAILURE,
     }[outcome]
     best = "no acceptable point" if track.x is None else f"best residual {track.value:.1e}"
     return Raw(track.x, status, its, f"{why}; {best}{tail}", stats=stats)
