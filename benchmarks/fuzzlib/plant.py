@@ -146,12 +146,14 @@ def plant_farkas(rng, M, bounds, mbits):
     allowed = [i for i, (lo, hi) in enumerate(bounds) if not (lo != -INF and hi != INF)]
     if not allowed:
         return None
+
     def sgn(i):
         return (
             1
             if bounds[i][1] == INF and bounds[i][0] != -INF
             else (-1 if bounds[i][0] == -INF and bounds[i][1] != INF else int(rng.choice([-1, 1])))
         )  # noqa: E731,E501
+
     r = int(rng.choice(allowed))
     y = [0] * n
     for i in allowed:
