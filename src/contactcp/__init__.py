@@ -22,7 +22,16 @@ from contactcp.errors import (  # noqa: E402
     SweepError,
     UnknownMethodError,
 )
-from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP, Problem  # noqa: E402
+from contactcp.problems import (  # noqa: E402
+    LCP,
+    UCP,
+    BoxLCP,
+    FrictionContactProblem,
+    GlobalFrictionContactProblem,
+    MixedLCP,
+    MixedNCP,
+    Problem,
+)
 from contactcp.result import (  # noqa: E402
     INCONCLUSIVE_STATUSES,
     INFEASIBLE_STATUSES,
@@ -49,6 +58,7 @@ __all__ = [
     "UCP",
     "MixedNCP",
     "FrictionContactProblem",
+    "GlobalFrictionContactProblem",
     "Problem",
     "Result",
     "Residual",

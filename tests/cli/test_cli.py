@@ -10,6 +10,7 @@ import pytest
 
 from contactcp import __version__
 from contactcp.cli import main
+from support.paths import DATA
 
 
 @functools.cache
@@ -138,3 +139,46 @@ def test_quasistatic_json_is_the_only_thing_on_stdout():
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["status"] == "SOLVED"
+
+
+FCLIB = DATA / "fclib"
+GLOBAL = FCLIB / "global"
+
+
+def test_fclib_global_json_has_v_r_u_and_solves(capsys):
+    from contactcp.io.fclib import read_fclib
+    from support.oracles import global_errors
+
+    path = GLOBAL / "GFC3D_TwoRods1.hdf5"
+    assert main(["fclib", str(path), "--json", "--tol", "1e-10"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["form"] == "global" and d["success"] and d["status"] == "SOLVED"
+    assert {"residual", "iterations", "method", "time", "r", "u", "v"} <= set(d)
+    g = read_fclib(path).global_
+    v, r = np.array(d["v"]), np.array(d["r"])
+    eq, coulomb = global_errors(g.M, g.H, g.f, g.w, g.mu, v, r)
+    assert eq <= 1e-12 and coulomb <= 1e-10
+    np.testing.assert_allclose(d["u"], g.H.T @ v + g.w, atol=1e-12)
+
+
+def test_fclib_out_writes_problem_and_solution(tmp_path, capsys):
+    from contactcp.io.fclib import read_fclib
+
+    out = tmp_path / "sol.hdf5"
+    assert main(["fclib", str(GLOBAL / "GFC3D_Example1.hdf5"), "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    back = read_fclib(out)
+    sol = back.solutions[0]
+    p = back.global_.to_problem()
+    assert p.residual(np.concatenate([sol.v, sol.r])).value <= 1e-9
+    # the local form of the same file, through --form, with its own solution
+    local = tmp_path / "local.hdf5"
+    assert main(["fclib", str(FCLIB / "local" / "FC3D_Example1.hdf5"), "--out", str(local)]) == 0
+    back = read_fclib(local)
+    assert back.local.to_problem().residual(back.solutions[0].r).value <= 1e-9
+
+
+def test_fclib_form_that_the_file_lacks_is_one_line_exit_2(capsys):
+    assert main(["fclib", str(FCLIB / "local" / "Rover1039.hdf5"), "--form", "global"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "fclib_global" in err[0]

@@ -199,3 +199,42 @@ def farkas_holds(M, q, y):
     M, q = np.asarray(M, dtype=float), np.asarray(q, dtype=float)
     g = 16.0 * (M.shape[0] + 1) * np.finfo(float).eps
     return bool(y.min() >= 0 and y.max() > 0 and (M.T @ y <= g * (np.abs(M).T @ y)).all() and q @ y < 0)
+
+
+def coulomb_error(W, q, mu, r, d: int = 3) -> float:
+    """Siconos' error measure of a local friction-contact answer, restated here from its definition:
+    ``||r - P_K(r - (u + mu ||u_T|| e_N))||_2 / ||q||_2`` with ``u = W r + q`` (per-contact
+    projection on the cone ``{||x_T|| <= mu x_N}`` written out case by case)."""
+    r = np.asarray(r, dtype=float)
+    u = W @ r + np.asarray(q, dtype=float)
+    return natural_map_norm(u, r, mu, d) / (float(np.linalg.norm(q)) or 1.0)
+
+
+def natural_map_norm(u, r, mu, d: int = 3) -> float:
+    """``||r - P_K(r - (u + mu ||u_T|| e_N))||_2`` over the contacts."""
+    total = 0.0
+    for i, m in enumerate(np.broadcast_to(np.asarray(mu, dtype=float), (len(r) // d,))):
+        ri, ui = r[d * i : d * i + d], u[d * i : d * i + d]
+        y = ri - np.concatenate([[ui[0] + m * np.linalg.norm(ui[1:])], ui[1:]])
+        yn, yt = y[0], y[1:]
+        nt = float(np.linalg.norm(yt))
+        if nt <= m * yn:
+            p = y
+        elif m * nt <= -yn:
+            p = np.zeros(d)
+        else:
+            pn = (m * nt + yn) / (1.0 + m * m)
+            p = np.concatenate([[pn], m * pn * yt / nt])
+        total += float(np.sum((ri - p) ** 2))
+    return total**0.5
+
+
+def global_errors(M, H, f, w, mu, v, r, d: int = 3) -> tuple[float, float]:
+    """A global answer's (equilibrium, Coulomb) errors: ``||M v - H r - f|| / (||f|| + ||H r|| + ||M v||)``
+    and the natural map of ``(r, u = H^T v + w)`` over ``||w + H^T M^-1 f||`` (the local ``q``; a dense solve)."""
+    M, H = (A.toarray() if hasattr(A, "toarray") else np.asarray(A, dtype=float) for A in (M, H))
+    eq = float(np.linalg.norm(M @ v - H @ r - f)) / max(
+        float(np.linalg.norm(f) + np.linalg.norm(H @ r) + np.linalg.norm(M @ v)), 1e-300
+    )
+    q = w + H.T @ np.linalg.solve(M, f)
+    return eq, natural_map_norm(H.T @ v + w, r, mu, d) / (float(np.linalg.norm(q)) or 1.0)

@@ -127,9 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
     _common(hd, None)
     hd.set_defaults(func=_cmd_hand2d)
 
-    fc = sub.add_parser("fclib", help="solve the local problem of an FCLIB HDF5 file")
+    fc = sub.add_parser("fclib", help="solve the problem of an FCLIB HDF5 file (local or global)")
     fc.add_argument("file")
-    _common(fc, "newton, prox or nsgs; default: the cone chain (newton, then prox and nsgs while inconclusive)")
+    fc.add_argument(
+        "--form",
+        choices=["auto", "local", "global"],
+        default="auto",
+        help="which problem of the file to solve (default: the local one if present, else the global one)",
+    )
+    fc.add_argument("--out", metavar="SOLUTION.hdf5", help="write the problem and its solution as an FCLIB file")
+    _common(
+        fc,
+        "newton, prox or nsgs (a global problem runs them on its local form); default: the cone chain "
+        "(newton, then prox and nsgs while inconclusive)",
+    )
     fc.set_defaults(func=_cmd_fclib)
 
     m = sub.add_parser("methods", help="list the registered methods")

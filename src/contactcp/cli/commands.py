@@ -220,29 +220,43 @@ def _hand2d_map(args: argparse.Namespace) -> int:
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
-    from contactcp.io.fclib import read_local
-    from contactcp.simulate.instant import solve_cone
+    from contactcp.errors import InvalidProblemError
+    from contactcp.io.fclib import FclibGlobal, FclibLocal, FclibSolution, read_fclib, write_global, write_local
+    from contactcp.solvers.registry import solve
 
-    problem = read_local(args.file).to_problem()
-    result = solve_cone(problem, method=args.method, tol=args.tol)
+    output_path(args.out, "--out", (".hdf5", ".h5"))
+    data = read_fclib(args.file)
+    form = args.form if args.form != "auto" else ("local" if data.local is not None else "global")
+    fclib = data.local if form == "local" else data.global_
+    if fclib is None:
+        what = f"no {form} problem (no /fclib_{form} group)"
+        if args.form == "auto":
+            what = "no problem (neither an /fclib_local nor an /fclib_global group)"
+        raise InvalidProblemError("file", f"{args.file} has {what}")
+    problem = fclib.to_problem()
+    result = solve(problem, args.method, tol=args.tol)
+    v, r = (None, result.x) if form == "local" or result.x is None else problem.split(result.x)
+    if args.out is not None and result.x is not None:
+        solution = FclibSolution(v=v, u=result.w, r=r)
+        if form == "local":
+            write_local(args.out, FclibLocal.from_problem(problem, fclib.info), solution)
+        else:
+            write_global(args.out, FclibGlobal.from_problem(problem, fclib.info), solution)
     if args.json:
         d = result.to_dict()
-        print_json(
-            {
-                "status": d["status"],
-                "success": d["success"],
-                "residual": d["residual"],
-                "iterations": d["iterations"],
-                "r": d["x"],
-                "u": d["w"],
-                "method": d["method"],
-                "message": d["message"],
-                "time": d["time"],
-            }
-        )
+        out = {k: d[k] for k in ("status", "success", "residual", "iterations", "method", "message", "time")}
+        out.update(form=form, r=None if r is None else r.tolist(), u=d["w"])
+        if form == "global":
+            out["v"] = None if v is None else v.tolist()
+        print_json(out)
     else:
-        print(f"FCLIB local problem from {args.file}: {problem.n_c} contacts, dim {problem.dim}")
+        what = f"{problem.n_c} contacts, dim {problem.dim}" + (
+            f", {problem.n_v} velocities" if form == "global" else ""
+        )
+        print(f"FCLIB {form} problem from {args.file}: {what}")
         print(result.summary())
+        if args.out is not None and result.x is not None:
+            print(f"wrote {args.out}")
     return 0 if result.success else 1
 
 

@@ -6,9 +6,17 @@ The registry imports it on first use (:func:`contactcp.solvers.registry.solve`),
 here; a new problem type declares its chain here.
 """
 
-from contactcp.problems import LCP, UCP, BoxLCP, FrictionContactProblem, MixedLCP, MixedNCP
+from contactcp.problems import (
+    LCP,
+    UCP,
+    BoxLCP,
+    FrictionContactProblem,
+    GlobalFrictionContactProblem,
+    MixedLCP,
+    MixedNCP,
+)
 from contactcp.solvers import registry
-from contactcp.solvers.cone import newton, nsgs, prox  # noqa: F401
+from contactcp.solvers.cone import global_form, newton, nsgs, prox  # noqa: F401
 from contactcp.solvers.lcp import bpp, enumerate, interior_point, lemke, pgs  # noqa: F401
 from contactcp.solvers.lcp.polish import finish_linear
 from contactcp.solvers.ncp import merit  # noqa: F401
@@ -19,6 +27,10 @@ from contactcp.solvers.ucp import enumerate as ucp_enumerate  # noqa: F401
 registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), finish=finish_linear)
 registry.set_default_chain(MixedLCP, "lemke", "merit", finish=finish_linear)
 registry.set_default_chain(BoxLCP, "lemke")
-registry.set_default_chain(FrictionContactProblem, "newton", ("prox", {"restarts": 6}), ("nsgs", {"max_sweeps": 5000}))
+#: friction-cone problems, local and global (the global ones on their local form)
+FRICTION_CHAIN = ("newton", ("prox", {"restarts": 6}), ("nsgs", {"max_sweeps": 5000}))
+registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN)
+global_form.register_all()
+registry.set_default_chain(GlobalFrictionContactProblem, *FRICTION_CHAIN)
 registry.set_default_chain(UCP, "bilinear", "exact")
 registry.set_default_chain(MixedNCP, "merit")

@@ -12,6 +12,7 @@ from contactcp.errors import InvalidProblemError
 
 if TYPE_CHECKING:
     from contactcp.problems.friction import FrictionContactProblem
+    from contactcp.problems.friction_global import GlobalFrictionContactProblem
 
 __all__ = ["FclibLocal", "FclibGlobal", "FclibSolution", "FclibFile"]
 
@@ -91,6 +92,31 @@ class FclibGlobal:
     @property
     def n_contacts(self) -> int:
         return int(np.shape(self.H)[1]) // int(self.spacedim)
+
+    def to_problem(self) -> GlobalFrictionContactProblem:
+        """The :class:`~contactcp.problems.GlobalFrictionContactProblem` (M, H, f, w, mu) (no G, b)."""
+        if self.G is not None or self.b is not None:
+            raise InvalidProblemError(
+                "G", "global problems with equality constraints (G, b) are not supported: no solver takes them"
+            )
+        from contactcp.problems.friction_global import GlobalFrictionContactProblem
+
+        return GlobalFrictionContactProblem(self.M, self.H, self.f, self.w, self.mu, dim=int(self.spacedim))
+
+    @classmethod
+    def from_problem(cls, problem: Any, info: dict | None = None) -> FclibGlobal:
+        """From a :class:`~contactcp.problems.GlobalFrictionContactProblem`."""
+        return cls(
+            M=problem.M.tocsc(),
+            H=problem.H.tocsc(),
+            G=None,
+            f=np.array(problem.f),
+            b=None,
+            w=np.array(problem.w),
+            mu=np.array(problem.mu),
+            spacedim=int(problem.dim),
+            info=dict(info or {}),
+        )
 
 
 @dataclass

@@ -1,0 +1,198 @@
+"""The global frictional contact problem (FCLIB's ``fclib_global``, Siconos' GFC3D).
+
+Given a mass (or iteration) matrix ``M`` (``n x n``, nonsingular), the contact operator ``H``
+(``n x d n_c``), ``f`` and ``w``, find velocities ``v`` and reactions ``r`` with
+
+    ``M v = H r + f``,   ``u = H^T v + w``,   ``K_i ∋ r_i ⟂ u_i + mu_i ||u_T,i|| e_N ∈ K_i^*``
+
+(Acary, Brémond & Huber 2018, eq. (3); Coulomb's law in De Saxcé's form as for the local problem).
+Eliminating ``v = M^{-1}(H r + f)`` gives the local problem ``u = W r + q`` with
+``W = H^T M^{-1} H`` and ``q = w + H^T M^{-1} f`` (:meth:`GlobalFrictionContactProblem.local`).
+
+The unknowns are stacked ``x = (v, r)`` (:meth:`~GlobalFrictionContactProblem.split`); the partner
+vector is ``u``.  The residual is the larger of two relative measures, each an upper bound of its
+exact value (rounding bounds added, never subtracted):
+
+* equilibrium: ``max_i |M v - H r - f|_i / s_i`` with the row scale
+  ``s_i = (|M| |v| + |H| |r| + |f|)_i`` (a row with ``s_i = 0`` must hold exactly);
+* Coulomb's law: the natural map of ``(r, u)`` in 2-norm divided by ``||q||_2`` (by 1 when ``q = 0``),
+  the local problem's measure (Siconos' ``fc3d_compute_error``), so the global and local forms of
+  one problem are measured alike.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from contactcp._validate import integer, real_array, vector
+from contactcp.errors import InvalidProblemError
+from contactcp.linalg.blockinv import BlockSolver
+from contactcp.problems._base import Problem, require
+from contactcp.problems.friction import FrictionContactProblem, cone_violation, desaxce, project_cones
+from contactcp.result import Residual
+
+__all__ = ["GlobalFrictionContactProblem"]
+
+_EPS = np.finfo(float).eps
+
+
+def _sparse(A: Any, field: str) -> sp.csr_matrix:
+    if sp.issparse(A):
+        if A.dtype.kind not in "fiu":
+            raise InvalidProblemError(field, f"cannot be read as real numbers: got a sparse matrix of dtype {A.dtype}")
+        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+    else:
+        arr = real_array(A, field)
+        require(arr.ndim == 2, field, f"must be a matrix, got {arr.ndim} dimension(s)")
+        A = sp.csr_matrix(arr)
+    require(bool(np.all(np.isfinite(A.data))), field, "contains NaN or inf")
+    A.eliminate_zeros()
+    A.data.setflags(write=False)
+    return A
+
+
+class GlobalFrictionContactProblem(Problem):
+    """Find ``(v, r)`` with ``M v = H r + f``, ``u = H^T v + w`` and Coulomb's law at every contact.
+
+    Parameters
+    ----------
+    M : (n, n) sparse matrix or array, nonsingular (checked block by block)
+    H : (n, d n_c) sparse matrix or array
+    f : (n,) vector
+    w : (d n_c,) vector
+    mu : (n_c,) friction coefficients, >= 0 (a scalar is broadcast)
+    dim : 3 or 2
+    """
+
+    kind = "GlobalFrictionContact"
+
+    def __init__(self, M: Any, H: Any, f: Any, w: Any, mu: Any, dim: int = 3):
+        dim = integer(dim, "dim", choices=(2, 3))
+        M = _sparse(M, "M")
+        H = _sparse(H, "H")
+        n = M.shape[0]
+        require(M.shape == (n, n), "M", f"must be square, got shape {M.shape}")
+        require(H.shape[0] == n, "H", f"has {H.shape[0]} rows, M has {n}")
+        m = H.shape[1]
+        require(m >= dim and m % dim == 0, "H", f"has {m} columns, not a positive multiple of dim = {dim}")
+        n_c = m // dim
+        mu_arr = real_array(mu, "mu")
+        if mu_arr.ndim == 0:
+            mu_arr = np.full(n_c, float(mu_arr))
+        mu_arr = vector(mu_arr, "mu", n_c)
+        if (mu_arr < 0).any():
+            i = int(np.argmax(mu_arr < 0))
+            raise InvalidProblemError(f"mu[{i}]", f"friction coefficient must be >= 0, got {mu_arr[i]}")
+        self.M = M
+        self.H = H
+        self.f = vector(f, "f", n)
+        self.w = vector(w, "w", m)
+        self.mu = mu_arr
+        self.dim = int(dim)
+        self.solver = BlockSolver(M, "M")
+        self._abs = (abs(M), abs(H))
+        self._q: np.ndarray | None = None
+        self._local: FrictionContactProblem | None = None
+        self._freeze()
+
+    # ------------------------------------------------------------------ sizes and views
+    @property
+    def n_v(self) -> int:
+        """Number of velocity unknowns (rows of ``M``)."""
+        return self.M.shape[0]
+
+    @property
+    def n_c(self) -> int:
+        return self.w.shape[0] // self.dim
+
+    @property
+    def size(self) -> int:
+        return self.n_v + self.w.shape[0]
+
+    def split(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(v, r)`` from the stacked unknowns ``x``."""
+        x = self._point(x, "x")
+        return x[: self.n_v], x[self.n_v :]
+
+    def velocity(self, r: Any) -> np.ndarray:
+        """``v = M^{-1} (H r + f)`` (equilibrium for given reactions)."""
+        r = vector(r, "r", self.w.shape[0])
+        return self.solver.solve(self.H @ r + self.f)
+
+    @property
+    def q(self) -> np.ndarray:
+        """The local problem's ``q = w + H^T M^{-1} f``."""
+        if self._q is None:
+            object.__setattr__(self, "_q", self.w + self.H.T @ self.solver.solve(self.f))
+        return self._q
+
+    def local(self) -> FrictionContactProblem:
+        """The local problem ``u = W r + q``, ``W = H^T M^{-1} H`` (sparse, formed block by block; computed
+        once and kept)."""
+        if self._local is None:
+            W = sp.csr_matrix(self.H.T @ self.solver.solve_sparse(self.H))
+            object.__setattr__(self, "_local", FrictionContactProblem(W, self.q, self.mu, self.dim))
+        return self._local
+
+    # ------------------------------------------------------------------ residual
+    def residual(self, x: Any) -> Residual:
+        """The residual of stacked unknowns ``x = (v, r)`` (see the module's docstring)."""
+        return self._certify(self._point(x, "x"), None)[0]
+
+    def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
+        x = np.asarray(x, dtype=float).reshape(-1)
+        if x.shape != (self.size,):
+            raise InvalidProblemError("x", f"solver returned length {x.size}, expected {self.size}")
+        inf = float("inf")
+        if not np.all(np.isfinite(x)):
+            return Residual(inf, inf, inf, inf, inf, inf, 1.0), np.full(self.w.shape[0], np.nan)
+        # positively homogeneous in (v, r, f, w): evaluate on data scaled by a power of two into range
+        big = max(float(np.abs(x).max(initial=0.0)), float(np.abs(self.f).max(initial=0.0)))
+        big = max(big, float(np.abs(self.w).max(initial=0.0)), float(np.abs(self.q).max(initial=0.0)))
+        k = math.frexp(big)[1] if big > 0 else 0
+        xs, fs, ws, qs = (np.ldexp(a, -k) for a in (x, self.f, self.w, self.q))
+        v, r = xs[: self.n_v], xs[self.n_v :]
+        Mabs, Habs = self._abs
+        # equilibrium, row by row, with the rounding bound of each row added
+        eq = self.M @ v - self.H @ r - fs
+        row = Mabs @ np.abs(v) + Habs @ np.abs(r) + np.abs(fs)
+        width = max(self.M.getnnz(axis=1).max(initial=0), 1) + max(self.H.getnnz(axis=1).max(initial=0), 1) + 2
+        gam = width * _EPS / (1.0 - width * _EPS)
+        bound = np.abs(eq) + gam * row
+        if np.any((row == 0.0) & (eq != 0.0)):
+            equilibrium = inf
+        else:
+            equilibrium = float(np.max(np.where(row > 0, bound / np.where(row > 0, row, 1.0), 0.0), initial=0.0))
+        # Coulomb's law on (r, u = H^T v + w), the local measure
+        us = self.H.T @ v + ws
+        du = (self.H.getnnz(axis=0).max(initial=0) + 2) * _EPS * (Habs.T @ np.abs(v) + np.abs(ws))
+        if not (np.all(np.isfinite(us)) and np.all(np.isfinite(eq))):
+            return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
+        d, mu = self.dim, self.mu
+        nat = float(np.linalg.norm(r - project_cones(r - desaxce(us, mu, d), mu, d)))
+        mu_max = float(mu.max(initial=0.0))
+        slack = (1.0 + mu_max) * float(np.linalg.norm(du)) + 32.0 * _EPS * (
+            float(np.linalg.norm(r)) + (1.0 + mu_max) * float(np.linalg.norm(us))
+        )
+        nq = float(np.linalg.norm(qs))
+        coulomb = (nat + slack) / nq if nq > 0 else math.ldexp(nat + slack, k)
+        uhat = desaxce(us, mu, d)
+        U = uhat.reshape(-1, d)
+        dual = float(max(0.0, np.max(mu * np.linalg.norm(U[:, 1:], axis=1) - U[:, 0], initial=0.0)))
+        value = max(coulomb, equilibrium) * (1.0 + 8.0 * _EPS)
+        return Residual(
+            value,
+            math.ldexp(nat, k),
+            math.ldexp(cone_violation(r, mu, d), k),
+            math.ldexp(dual, k),
+            math.ldexp(math.ldexp(float(abs(r @ uhat)), k), k),
+            math.ldexp(float(np.abs(eq).max(initial=0.0)), k),
+            math.ldexp(nq, k) if nq > 0 else 1.0,
+        ), np.ldexp(us, k)
+
+    def __repr__(self) -> str:
+        return f"GlobalFrictionContactProblem(n_v={self.n_v}, n_c={self.n_c}, dim={self.dim})"

@@ -1,0 +1,99 @@
+"""The global friction-contact problem: validation, the local form, and its residual checked
+against the tests' own measure."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import contactcp as ccp
+from contactcp.errors import InvalidProblemError
+from contactcp.scenarios import piles
+from support.oracles import coulomb_error, global_errors
+
+
+def one_box(push=0.0):
+    """A unit mass on the ground, one contact, velocity-level step h = 0.01 under gravity and a push."""
+    M = np.eye(3)
+    H = np.eye(3)  # u = v (normal z first): contact frame = (z, x, y) of the body
+    f = 0.01 * np.array([-9.81, push, 0.0])
+    return ccp.GlobalFrictionContactProblem(M, H, f, np.zeros(3), 0.5)
+
+
+def test_sticking_box_has_the_weight_as_impulse():
+    p = one_box(push=2.0)  # 2 N < mu m g = 4.905 N: sticks
+    r = ccp.solve(p, tol=1e-10)
+    assert r.success
+    v, rr = p.split(r.x)
+    np.testing.assert_allclose(rr, [0.0981, -0.02, 0.0], atol=1e-12)
+    np.testing.assert_allclose(v, 0.0, atol=1e-12)
+    np.testing.assert_allclose(r.w, 0.0, atol=1e-12)  # u = H^T v + w
+
+
+def test_sliding_box_has_friction_at_the_cone_boundary():
+    p = one_box(push=8.0)  # 8 N > 4.905 N: slides
+    r = ccp.solve(p, tol=1e-10)
+    v, rr = p.split(r.x)
+    np.testing.assert_allclose(rr, [0.0981, -0.04905, 0.0], atol=1e-12)
+    np.testing.assert_allclose(v, [0.0, 0.08 - 0.04905, 0.0], atol=1e-12)
+
+
+def test_local_form_is_H_T_M_inv_H():
+    p = piles.box_stack(3, 2, seed=4)
+    L = p.local()
+    Minv = np.linalg.inv(p.M.toarray())
+    H = p.H.toarray()
+    np.testing.assert_allclose(L.W.toarray(), H.T @ Minv @ H, rtol=1e-10, atol=1e-12 * np.abs(L.W).max())
+    np.testing.assert_allclose(L.q, p.w + H.T @ Minv @ p.f, rtol=1e-10, atol=1e-14)
+    assert sp.issparse(L.W)
+    assert p.local() is L  # formed once
+
+
+def test_residual_agrees_with_the_tests_own_measure():
+    p = piles.box_stack(4, 1, seed=2)
+    res = ccp.solve(p, tol=1e-9)
+    assert res.success
+    v, r = p.split(res.x)
+    eq, coul = global_errors(p.M, p.H, p.f, p.w, p.mu, v, r)
+    assert eq <= 1e-12 and coul <= 1e-9
+    assert res.residual.value >= coul * (1 - 1e-9)  # an upper bound of the measure
+    # and the reactions solve the local form by the tests' own local measure
+    L = p.local()
+    assert coulomb_error(L.W.toarray(), L.q, L.mu, r) <= 1e-9
+
+
+def test_equilibrium_violation_is_measured_row_by_row():
+    p = one_box(push=2.0)
+    x = ccp.solve(p, tol=1e-12).x.copy()
+    x[1] += 1e-6  # v_x off by 1e-6 in a row whose terms |v_x| + |r_x| + |f_x| are 0.04
+    assert p.residual(x).value == pytest.approx(1e-6 / (0.04 + 1e-6), rel=1e-6)
+    assert p.residual(x).equation == pytest.approx(1e-6, rel=1e-6)
+
+
+def test_homogeneous_data_far_out_of_range():
+    big = one_box(push=2.0)
+    p = ccp.GlobalFrictionContactProblem(big.M, big.H, big.f * 1e300, big.w, 0.5)
+    r = ccp.solve(p, tol=1e-10)
+    assert r.success
+    np.testing.assert_allclose(p.split(r.x)[1], [0.0981e300, -0.02e300, 0.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"M": np.zeros((3, 3))}, "M"),
+        ({"M": np.ones((3, 3))}, "M"),
+        ({"M": np.eye(2)}, "H"),
+        ({"H": np.eye(3)[:, :2]}, "H"),
+        ({"f": np.zeros(2)}, "f"),
+        ({"w": [0.0, np.nan, 0.0]}, "w"),
+        ({"mu": -0.1}, "mu[0]"),
+        ({"M": sp.csr_matrix(np.eye(3) * 1j)}, "M"),
+        ({"dim": 4}, "dim"),
+    ],
+)
+def test_bad_data_names_the_field(kw, field):
+    args = {"M": np.eye(3), "H": np.eye(3), "f": np.zeros(3), "w": np.zeros(3), "mu": 0.5, "dim": 3}
+    args.update(kw)
+    with pytest.raises(InvalidProblemError) as e:
+        ccp.GlobalFrictionContactProblem(**args)
+    assert e.value.field == field
