@@ -105,9 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--state", default="rolling", choices=["rolling", "sliding"])
     _common(
         gr,
-        "merit (Buffo-Maciel mixed NCP by merit minimisation), newton, prox or nsgs (friction cone), "
-        "lemke or interior-point (friction pyramid); default: the friction cone by the cone chain "
-        "(newton, then prox and nsgs while inconclusive)",
+        "merit (Buffo-Maciel mixed NCP by merit minimisation), nsgs, prox, newton or admm (friction "
+        "cone), lemke or interior-point (friction pyramid); default: the friction cone by the cone chain "
+        "(nsgs, prox, newton, admm, a long nsgs, while inconclusive)",
         json_help="print one JSON object (same keys as `dynamic`)",
     )
     gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
@@ -138,8 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     fc.add_argument("--out", metavar="SOLUTION.hdf5", help="write the problem and its solution as an FCLIB file")
     _common(
         fc,
-        "newton, prox or nsgs (a global problem runs them on its local form); default: the cone chain "
-        "(newton, then prox and nsgs while inconclusive)",
+        "nsgs, prox, newton or admm (a global problem runs them on its local form); default: the cone "
+        "chain (nsgs, prox, newton, admm, a long nsgs, while inconclusive)",
     )
     fc.set_defaults(func=_cmd_fclib)
 

@@ -99,8 +99,8 @@ def solve_cone(
     problem: FrictionContactProblem, method: str | None = None, tol: float = DEFAULT_TOL, **options: Any
 ) -> Result:
     """Solve a Coulomb-cone problem: :func:`contactcp.solve` (``method=None`` runs the default
-    chain: semismooth Newton, the proximal-point method, then NSGS while the answers are
-    inconclusive)."""
+    chain, :data:`contactcp.solvers.catalog.FRICTION_CHAIN`: NSGS, the proximal-point method,
+    Newton, ADMM, a long NSGS, while the answers are inconclusive)."""
     return solve(problem, method, tol=tol, **options)
 
 
@@ -118,7 +118,7 @@ def solve_dynamic(
     None: the law the named ``method`` is for, :func:`~contactcp.formulations.laws.law_for_method`):
     ``"pyramid"`` solves the LCP of :mod:`contactcp.formulations.pyramid_lcp` (default: the LCP
     chain of :func:`contactcp.solve`, Lemke first; ``"interior-point"``, ``"bpp"`` also apply);
-    ``"cone"`` the Coulomb-cone problem (default: Newton, then the proximal-point method and NSGS
+    ``"cone"`` the Coulomb-cone problem (default: the cone chain, NSGS, the proximal-point method, Newton, ADMM
     while inconclusive); ``"mncp"`` the same Coulomb law written as Buffo & Maciel's mixed NCP
     (eqs. (29)–(36), or the LCP (45) when every contact slides; default method ``"merit"``), kept in
     ``formulation`` (a :class:`~contactcp.formulations.buffo_mncp.BuffoMNCP`) so that

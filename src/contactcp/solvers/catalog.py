@@ -6,6 +6,8 @@ The registry imports it on first use (:func:`contactcp.solvers.registry.solve`),
 here; a new problem type declares its chain here.
 """
 
+import numpy as np
+
 from contactcp.problems import (
     LCP,
     UCP,
@@ -16,7 +18,7 @@ from contactcp.problems import (
     MixedNCP,
 )
 from contactcp.solvers import registry
-from contactcp.solvers.cone import global_form, newton, nsgs, prox  # noqa: F401
+from contactcp.solvers.cone import admm, global_form, newton, nsgs, prox  # noqa: F401
 from contactcp.solvers.lcp import bpp, enumerate, interior_point, lemke, pgs  # noqa: F401
 from contactcp.solvers.lcp.polish import finish_linear
 from contactcp.solvers.ncp import merit  # noqa: F401
@@ -27,10 +29,32 @@ from contactcp.solvers.ucp import enumerate as ucp_enumerate  # noqa: F401
 registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), finish=finish_linear)
 registry.set_default_chain(MixedLCP, "lemke", "merit", finish=finish_linear)
 registry.set_default_chain(BoxLCP, "lemke")
-#: friction-cone problems, local and global (the global ones on their local form)
-FRICTION_CHAIN = ("newton", ("prox", {"restarts": 6}), ("nsgs", {"max_sweeps": 5000}))
-registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN)
+#: friction-cone problems, local and global (the global ones on their local form); each step starts
+#: from the best point of the steps before it, but ADMM (whose warm starts were slower than cold ones
+#: on FCLIB's Kapla tower).  NSGS first: it solves most real problems in a few sweeps, and hands
+#: over early when its rate cannot reach the tolerance; the proximal-point method solves the
+#: rank-deficient ones (capsules, stacks, walls); Newton, ADMM and a long NSGS are the fallbacks.
+#: Measured on the FCLIB sample and scenarios.piles (benchmarks/fclib.py).
+FRICTION_CHAIN = (
+    ("nsgs", {"give_up": True}),
+    ("prox", {"restarts": 6}),
+    ("newton", {"max_iter": 50}),
+    ("admm", {"max_iter": 1000, "r0": None}),
+    ("nsgs", {"max_sweeps": 5000}),
+)
+
+
+def _warm_local(problem: FrictionContactProblem, x) -> dict:
+    better = problem.residual(x).value < problem.residual(np.zeros(problem.size)).value
+    return {"r0": x} if better else {}
+
+
+def _warm_global(problem: GlobalFrictionContactProblem, x) -> dict:
+    return _warm_local(problem.local(), problem.split(x)[1])
+
+
+registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN, warm=_warm_local)
 global_form.register_all()
-registry.set_default_chain(GlobalFrictionContactProblem, *FRICTION_CHAIN)
+registry.set_default_chain(GlobalFrictionContactProblem, *FRICTION_CHAIN, warm=_warm_global)
 registry.set_default_chain(UCP, "bilinear", "exact")
 registry.set_default_chain(MixedNCP, "merit")

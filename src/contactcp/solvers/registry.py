@@ -301,20 +301,26 @@ def method_info(name: str) -> list[MethodSpec]:
 #: inconclusive (see :func:`solve`); set with :func:`set_default_chain`
 _CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
 _FINISHERS: dict[type, Callable[[Problem, np.ndarray], np.ndarray | None]] = {}
+_WARM: dict[type, Callable[[Problem, np.ndarray], dict[str, Any]]] = {}
 
 
 def set_default_chain(
     problem_type: type,
     *steps: str | tuple[str, dict[str, Any]],
     finish: Callable[[Problem, np.ndarray], np.ndarray | None] | None = None,
+    warm: Callable[[Problem, np.ndarray], dict[str, Any]] | None = None,
 ) -> None:
     """Declare the default chain of a problem type: the methods :func:`solve` tries, in order, when no
     method is named (each step a name, or ``(name, options)``).  ``finish(problem, x)`` may propose
     a better point from an inconclusive attempt's ``x`` (e.g. an active-set polish); the proposal
-    is certified like any answer."""
+    is certified like any answer.  ``warm(problem, x)`` gives the options that start a step from
+    the best point of the attempts before it (passed only to methods that accept them and whose
+    step does not set them)."""
     _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
     if finish is not None:
         _FINISHERS[problem_type] = finish
+    if warm is not None:
+        _WARM[problem_type] = warm
 
 
 def default_chain(problem: Problem) -> list[tuple[str, dict[str, Any]]]:
@@ -418,7 +424,12 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
     t0 = time.perf_counter()
     tried: list[Result] = []
     finish = next((_FINISHERS[t] for t in type(problem).__mro__ if t in _FINISHERS), None)
+    warm = next((_WARM[t] for t in type(problem).__mro__ if t in _WARM), None)
     for name, opts in chain:
+        start = _best(tried) if warm is not None else None
+        if start is not None and start.x is not None and start.residual is not None and start.residual.value < math.inf:
+            accepted = _lookup(problem, name).options
+            opts = {**{k: v for k, v in warm(problem, start.x).items() if k in accepted}, **opts}
         res = solve(problem, name, tol, **opts)
         if finish is not None and res.x is not None and res.status is not Status.SOLVED:
             t1 = time.perf_counter()
@@ -442,13 +453,7 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
         ):
             break
     else:
-        res = min(
-            tried,
-            key=lambda r: (
-                r.residual is None or not math.isfinite(r.residual.value),
-                math.inf if r.residual is None else r.residual.value,
-            ),
-        )
+        res = _best(tried)
     res.stats["chain"] = [
         {
             "method": r.method,
@@ -463,6 +468,19 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
         res.message = f"{res.message} [default chain: " + "; ".join(f"{r.method} {r.status.name}" for r in tried) + "]"
     res.time = time.perf_counter() - t0
     return res
+
+
+def _best(tried: list[Result]) -> Result | None:
+    """The attempt with the smallest finite residual (the first attempt if none has one; None if none)."""
+    if not tried:
+        return None
+    return min(
+        tried,
+        key=lambda r: (
+            r.residual is None or not math.isfinite(r.residual.value),
+            math.inf if r.residual is None else r.residual.value,
+        ),
+    )
 
 
 def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float) -> Result:

@@ -272,15 +272,49 @@ def _dot(x, y):
     return s
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _local_solve(Wii, ui, r, o, mu_i, rho_i, d, local_iter, local_tol, x, ri):
+    """Contact ``i``'s local problem with the others frozen (``ui = W_i r + q_i`` at the current ``r``;
+    ``Wii`` its diagonal block): at most ``local_iter`` projected fixed-point steps
+    ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``, stopping when a step moves ``r_i`` by less
+    than ``local_tol`` relative; the result is written into ``r``."""
+    for a in range(d):
+        ri[a] = r[o + a]
+    for _it in range(local_iter):
+        # u_i at the current local iterate
+        ut2 = 0.0
+        for a in range(d):
+            v = ui[a]
+            for b in range(d):
+                v += Wii[a, b] * (ri[b] - r[o + b])
+            x[a] = v
+            if a > 0:
+                ut2 += v * v
+        x[0] += mu_i * np.sqrt(ut2)
+        for a in range(d):
+            x[a] = ri[a] - rho_i * x[a]
+        project_cone(x, mu_i, d)
+        diff = 0.0
+        size = 0.0
+        for a in range(d):
+            diff += (x[a] - ri[a]) ** 2
+            size += x[a] * x[a]
+            ri[a] = x[a]
+        if diff <= local_tol * local_tol * size:
+            break
+    for a in range(d):
+        r[o + a] = ri[a]
+
+
 @njit(cache=True, nogil=True)
 def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
 
     Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
-    with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen by
-    at most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``,
-    stopping when a step moves ``r_i`` by less than ``local_tol`` relative.  ``rho_i <= 0`` means
-    ``1 / ||W_ii||_F``.  Used by the NSGS method and as the Newton method's warm start.
+    with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen
+    (:func:`_local_solve`).  ``rho_i <= 0`` means ``1 / ||W_ii||_F``.  Dense ``W``; the sparse
+    version is :func:`gauss_seidel_sweeps_csr`.  Used by the NSGS method and as the Newton method's
+    warm start.
     """
     m = q.shape[0]
     n_c = m // d
@@ -298,29 +332,53 @@ def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
             if not fro > 0.0:
                 continue
             rho_i = rho[i] if rho[i] > 0.0 else 1.0 / np.sqrt(fro)
+            _local_solve(W[o : o + d, o : o + d], ui, r, o, mu[i], rho_i, d, local_iter, local_tol, x, ri)
+
+
+@njit(cache=True, nogil=True)
+def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+    """:func:`gauss_seidel_sweeps` on a sparse ``W`` in CSR form (``indptr``, ``indices``, ``data``),
+    with its diagonal blocks ``blocks[i] = W_ii`` (``(n_c, d, d)``): a sweep costs one pass over the
+    stored entries, and no dense copy of ``W`` is made."""
+    m = q.shape[0]
+    n_c = m // d
+    ui = np.empty(d)
+    x = np.empty(d)
+    ri = np.empty(d)
+    for _ in range(n_sweeps):
+        for i in range(n_c):
+            o = i * d
+            fro = 0.0
             for a in range(d):
-                ri[a] = r[o + a]
-            for _it in range(local_iter):
-                # u_i at the current local iterate
-                ut2 = 0.0
-                for a in range(d):
-                    v = ui[a]
-                    for b in range(d):
-                        v += W[o + a, o + b] * (ri[b] - r[o + b])
-                    x[a] = v
-                    if a > 0:
-                        ut2 += v * v
-                x[0] += mu[i] * np.sqrt(ut2)
-                for a in range(d):
-                    x[a] = ri[a] - rho_i * x[a]
-                project_cone(x, mu[i], d)
-                diff = 0.0
-                size = 0.0
-                for a in range(d):
-                    diff += (x[a] - ri[a]) ** 2
-                    size += x[a] * x[a]
-                    ri[a] = x[a]
-                if diff <= local_tol * local_tol * size:
-                    break
-            for a in range(d):
-                r[o + a] = ri[a]
+                s = q[o + a]
+                for k in range(indptr[o + a], indptr[o + a + 1]):
+                    s += data[k] * r[indices[k]]
+                ui[a] = s
+                for b in range(d):
+                    fro += blocks[i, a, b] * blocks[i, a, b]
+            if not fro > 0.0:
+                continue
+            rho_i = rho[i] if rho[i] > 0.0 else 1.0 / np.sqrt(fro)
+            _local_solve(blocks[i], ui, r, o, mu[i], rho_i, d, local_iter, local_tol, x, ri)
+
+
+def diagonal_blocks(W, d: int) -> np.ndarray:
+    """The ``(n_c, d, d)`` diagonal blocks ``W_ii`` of a dense or sparse ``W``."""
+    n_c = W.shape[0] // d
+    if not hasattr(W, "tocoo"):
+        return np.ascontiguousarray(W.reshape(n_c, d, n_c, d)[np.arange(n_c), :, np.arange(n_c), :])
+    C = W.tocoo()
+    keep = (C.row // d) == (C.col // d)
+    out = np.zeros((n_c, d, d))
+    np.add.at(out, (C.row[keep] // d, C.row[keep] % d, C.col[keep] % d), C.data[keep])
+    return out
+
+
+def sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol, blocks=None) -> None:
+    """Gauss–Seidel sweeps on a dense or sparse ``W`` (sparse: ``blocks`` from :func:`diagonal_blocks`)."""
+    if hasattr(W, "indptr"):
+        if blocks is None:
+            blocks = diagonal_blocks(W, d)
+        gauss_seidel_sweeps_csr(W.indptr, W.indices, W.data, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)
+    else:
+        gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)

@@ -1,0 +1,84 @@
+"""The friction-cone methods on sparse and dense W: NSGS's compressed-row sweep against the dense
+one, ADMM on known answers and real problems, NSGS handing over early, the chain's warm starts."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import contactcp as ccp
+from contactcp.errors import InvalidOptionError
+from contactcp.io.fclib import read_fclib
+from contactcp.scenarios import piles
+from contactcp.solvers.cone.kernels import diagonal_blocks, gauss_seidel_sweeps, sweeps
+from support.oracles import coulomb_error
+from support.paths import DATA
+
+LOCAL = DATA / "fclib" / "local"
+
+
+def one_contact(push):
+    """W = I, q = (-1, push, 0), mu = 0.5: sticks (r_T = -push) when |push| <= 0.5, else slides."""
+    return ccp.FrictionContactProblem(np.eye(3), [-1.0, push, 0.0], 0.5)
+
+
+@pytest.mark.parametrize("method", ["admm", "nsgs", "prox", "newton"])
+@pytest.mark.parametrize("push, r", [(0.3, [1.0, -0.3, 0.0]), (2.0, [1.0, -0.5, 0.0])])
+def test_one_contact_known_answer(method, push, r):
+    res = ccp.solve(one_contact(push), method, tol=1e-12)
+    assert res.success
+    np.testing.assert_allclose(res.x, r, atol=1e-10)
+
+
+def test_sparse_sweep_is_the_dense_sweep():
+    p = read_fclib(LOCAL / "OneObject-i1028-138.hdf5").local.to_problem()
+    a, b = np.zeros(p.size), np.zeros(p.size)
+    gauss_seidel_sweeps(p.W.toarray(), p.q, p.mu, a, 3, 7, 10, np.zeros(p.n_c), 0.0)
+    sweeps(p.W, p.q, p.mu, b, 3, 7, 10, np.zeros(p.n_c), 0.0)
+    assert np.abs(a).max() > 0
+    np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())
+
+
+def test_diagonal_blocks_dense_and_sparse():
+    W = np.arange(36.0).reshape(6, 6)
+    np.testing.assert_array_equal(diagonal_blocks(W, 3), [W[:3, :3], W[3:, 3:]])
+    np.testing.assert_array_equal(diagonal_blocks(sp.csr_matrix(W), 3), [W[:3, :3], W[3:, 3:]])
+
+
+@pytest.mark.parametrize("stem", ["NESpheres_30_1", "Rover1039", "KaplasTower-i1061-4"])
+def test_admm_on_real_problems(stem):
+    p = read_fclib(LOCAL / f"{stem}.hdf5").local.to_problem()
+    res = ccp.solve(p, "admm", tol=1e-8)
+    assert res.success, res.message
+    assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
+
+
+def test_admm_on_sparse_and_dense_W_agree():
+    p = piles.sphere_pile(30, seed=5).local()
+    dense = ccp.FrictionContactProblem(p.W.toarray(), p.q, p.mu)
+    a, b = ccp.solve(p, "admm", tol=1e-10), ccp.solve(dense, "admm", tol=1e-10)
+    assert a.success and b.success
+    assert coulomb_error(dense.W, p.q, p.mu, a.x) <= 1e-10
+
+
+@pytest.mark.parametrize("opts", [{"rho": 0.0}, {"rho": -1.0}, {"max_iter": 0}, {"accelerate": "yes"}])
+def test_admm_bad_options(opts):
+    with pytest.raises(InvalidOptionError):
+        ccp.solve(one_contact(0.3), "admm", **opts)
+
+
+def test_nsgs_gives_up_when_too_slow_to_reach_tol():
+    p = piles.box_wall(4, 4, seed=1).local()  # rank-deficient: NSGS crawls
+    res = ccp.solve(p, "nsgs", tol=1e-12, max_sweeps=2000, give_up=True)
+    assert not res.success
+    assert "too slowly" in res.message and res.iterations < 2000
+    full = ccp.solve(p, "nsgs", tol=1e-12, max_sweeps=200)
+    assert full.iterations == 200
+
+
+def test_default_chain_on_a_rank_deficient_problem():
+    p = piles.box_stack(6, 2, seed=3).local()
+    res = ccp.solve(p, tol=1e-8)
+    assert res.success
+    steps = [s["method"] for s in res.stats["chain"]]
+    assert steps[0] == "nsgs" and steps[-1] == res.method
+    assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
