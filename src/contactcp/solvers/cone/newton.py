@@ -129,7 +129,6 @@ def _gmres_step(
     its active block), against the ``O(m^3)`` of an LU factorisation.
     """
     m = W.shape[0]
-    na = rows.size // d
     DrW = Da * rho_a[:, None, None]
     Wdiag = W[rows[:, None], rows.reshape(na, d)[:, None, :].repeat(d, axis=1).reshape(-1, d)]
     blocks = eye_minus_D + np.einsum("ijk,ikl->ijl", DrW, Wdiag.reshape(na, d, d))
@@ -191,7 +190,6 @@ def _newton_step(
         coupling = W[rows][:, sep] @ dr[sep] if sparse else W[np.ix_(rows, sep)] @ dr[sep]
         coupling = np.asarray(coupling).reshape(-1, d)
         rhs -= np.einsum("ijk,ik->ij", Da, rho_a[:, None] * coupling).reshape(-1)
-    na = rows.size // d
     eye_minus_D = np.eye(d)[None] - Da
     if sparse:
         Waa = W[rows][:, rows].tocsr()
