@@ -129,6 +129,7 @@ def _gmres_step(
     its active block), against the ``O(m^3)`` of an LU factorisation.
     """
     m = W.shape[0]
+    na = rows.size // d
     DrW = Da * rho_a[:, None, None]
     Wdiag = W[rows[:, None], rows.reshape(na, d)[:, None, :].repeat(d, axis=1).reshape(-1, d)]
     blocks = eye_minus_D + np.einsum("ijk,ikl->ijl", DrW, Wdiag.reshape(na, d, d))
