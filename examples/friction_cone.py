@@ -12,7 +12,7 @@ import contactcp as ccp
 W = np.eye(3)
 q = np.array([-1.0, 2.0, 0.0])  # normal first, then the two tangential components
 p = ccp.FrictionContactProblem(W, q, mu=0.5)
-res = ccp.solve(p)  # the default chain: Newton, then proximal point, then NSGS
+res = ccp.solve(p)  # the default chain: NSGS, proximal point, Newton, ADMM (while inconclusive)
 r, u = res.x, res.w
 print(res.status.name, "r =", r.round(6), "u =", u.round(6))
 assert res.success
