@@ -97,3 +97,22 @@ def test_bad_data_names_the_field(kw, field):
     with pytest.raises(InvalidProblemError) as e:
         ccp.GlobalFrictionContactProblem(**args)
     assert e.value.field == field
+
+
+def test_compiled_coulomb_parts_match_the_numpy_reference():
+    from contactcp.problems._coulomb import coulomb_parts
+    from contactcp.problems.friction import _dual_cone_violation, cone_violation, desaxce, project_cones
+
+    rng = np.random.default_rng(0)
+    for d in (2, 3):
+        for _ in range(50):
+            n_c = int(rng.integers(1, 6))
+            r, u = rng.standard_normal(d * n_c), rng.standard_normal(d * n_c)
+            mu = rng.uniform(0.0, 1.5, n_c) * (rng.random(n_c) < 0.8)
+            nat, cone, dual, comp, nr, nu = coulomb_parts(r, u, mu, d)
+            uhat = desaxce(u, mu, d)
+            assert nat == pytest.approx(np.linalg.norm(r - project_cones(r - uhat, mu, d)), rel=1e-12, abs=1e-15)
+            assert cone == pytest.approx(cone_violation(r, mu, d), rel=1e-12, abs=1e-15)
+            assert dual == pytest.approx(_dual_cone_violation(uhat, mu, d), rel=1e-12, abs=1e-15)
+            assert comp == pytest.approx(abs(r @ uhat), rel=1e-9, abs=1e-12)
+            assert (nr, nu) == pytest.approx((np.linalg.norm(r), np.linalg.norm(u)), rel=1e-12)

@@ -32,9 +32,12 @@ import scipy.sparse as sp
 from contactcp._validate import integer, matrix, real_array, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
+from contactcp.problems._coulomb import coulomb_parts
 from contactcp.result import Residual
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
+
+_EPS = float(np.finfo(float).eps)
 
 
 def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
@@ -111,6 +114,7 @@ class FrictionContactProblem(Problem):
         self.q = vector(q, "q", m)
         self.mu = mu_arr
         self.dim = int(dim)
+        self._mu_max = float(mu_arr.max(initial=0.0))
         self._freeze()
 
     @property
@@ -149,41 +153,43 @@ class FrictionContactProblem(Problem):
         # norms, of u or of |u_T| for huge data; no underflow for tiny data)
         big = max(float(np.abs(self.q).max(initial=0.0)), float(np.abs(r).max(initial=0.0)))
         k = math.frexp(big)[1] if big > 0 else 0
-        rs, qs = np.ldexp(r, -k), np.ldexp(self.q, -k)
-        W = self.W
-        Wabs = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape) if sp.issparse(W) else np.abs(W)
-        Wabs_r = Wabs @ np.abs(rs)
+        rs, qs = (np.ldexp(r, -k), np.ldexp(self.q, -k)) if k else (r, self.q)
+        Wabs_r = self._abs_W() @ np.abs(rs)
         us = self.W @ rs + qs
         if not np.all(np.isfinite(us)) or not np.all(np.isfinite(Wabs_r)):
             return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), self.W @ r + self.q
-        nat = float(np.linalg.norm(self.natural_map(rs, us)))
+        nat, cone, dual, comp, norm_r, norm_u = coulomb_parts(rs, us, self.mu, self.dim)
         # an upper bound of what rounding can change: the error of u (a dot product of n terms), times
         # the Lipschitz constant 1 + mu of the natural map in u, plus the map's own few roundings
         n = self.size
-        gamma = (n + 2) * np.finfo(float).eps / (1.0 - (n + 2) * np.finfo(float).eps)
-        mu_max = float(self.mu.max(initial=0.0))
+        gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
+        mu_max = self._mu_max
         du = gamma * float(np.linalg.norm(Wabs_r + np.abs(qs)))
-        slack = (
-            (1.0 + mu_max) * du
-            + 32.0 * np.finfo(float).eps * (float(np.linalg.norm(rs)) + (1.0 + mu_max) * float(np.linalg.norm(us)))
-            + 1e-300
-        )
+        slack = (1.0 + mu_max) * du + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
         nq = float(np.linalg.norm(qs))
         if nq > 0.0:
             value, scale = (nat + slack) / nq, math.ldexp(nq, k)
         else:  # q = 0: the measure is absolute (r = 0 solves it)
             value, scale = math.ldexp(nat + slack, k), 1.0
-        uhat = desaxce(us, self.mu, self.dim)
-        u = np.ldexp(us, k)
+        u = np.ldexp(us, k) if k else us
         return Residual(
-            value * (1.0 + 8.0 * np.finfo(float).eps),
+            value * (1.0 + 8.0 * _EPS),
             math.ldexp(nat, k),
-            math.ldexp(cone_violation(rs, self.mu, self.dim), k),
-            math.ldexp(_dual_cone_violation(uhat, self.mu, self.dim), k),
-            math.ldexp(math.ldexp(float(abs(rs @ uhat)), k), k),
+            math.ldexp(cone, k),
+            math.ldexp(dual, k),
+            math.ldexp(comp, 2 * k),
             0.0,
             scale,
         ), u
+
+    def _abs_W(self):
+        """``|W|`` (entrywise), computed once."""
+        cached = self.__dict__.get("_Wabs")
+        if cached is None:
+            W = self.W
+            cached = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape) if sp.issparse(W) else np.abs(W)
+            object.__setattr__(self, "_Wabs", cached)
+        return cached
 
     def __repr__(self) -> str:
         return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"

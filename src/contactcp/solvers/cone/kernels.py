@@ -362,16 +362,24 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
             _local_solve(blocks[i], ui, r, o, mu[i], rho_i, d, local_iter, local_tol, x, ri)
 
 
-def diagonal_blocks(W, d: int) -> np.ndarray:
-    """The ``(n_c, d, d)`` diagonal blocks ``W_ii`` of a dense or sparse ``W``."""
-    n_c = W.shape[0] // d
-    if not hasattr(W, "tocoo"):
-        return np.ascontiguousarray(W.reshape(n_c, d, n_c, d)[np.arange(n_c), :, np.arange(n_c), :])
-    C = W.tocoo()
-    keep = (C.row // d) == (C.col // d)
+@njit(cache=True, nogil=True)
+def _csr_diagonal_blocks(indptr, indices, data, d, n_c):
     out = np.zeros((n_c, d, d))
-    np.add.at(out, (C.row[keep] // d, C.row[keep] % d, C.col[keep] % d), C.data[keep])
+    for row in range(n_c * d):
+        i = row // d
+        for k in range(indptr[row], indptr[row + 1]):
+            col = indices[k]
+            if col // d == i:
+                out[i, row - i * d, col - i * d] += data[k]
     return out
+
+
+def diagonal_blocks(W, d: int) -> np.ndarray:
+    """The ``(n_c, d, d)`` diagonal blocks ``W_ii`` of a dense or CSR ``W``."""
+    n_c = W.shape[0] // d
+    if not hasattr(W, "indptr"):
+        return np.ascontiguousarray(W.reshape(n_c, d, n_c, d)[np.arange(n_c), :, np.arange(n_c), :])
+    return _csr_diagonal_blocks(W.indptr, W.indices, W.data, d, n_c)
 
 
 def sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol, blocks=None) -> None:
