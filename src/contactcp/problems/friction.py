@@ -187,7 +187,10 @@ class FrictionContactProblem(Problem):
         cached = self.__dict__.get("_Wabs")
         if cached is None:
             W = self.W
-            cached = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape) if sp.issparse(W) else np.abs(W)
+            if sp.issparse(W):
+                cached = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape)
+            else:
+                cached = np.abs(W)
             object.__setattr__(self, "_Wabs", cached)
         return cached
 
