@@ -60,6 +60,18 @@ def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     return out.reshape(-1)
 
 
+def friction_coefficients(mu: Any, n_c: int) -> np.ndarray:
+    """``mu`` checked: a number (broadcast) or ``n_c`` finite numbers, each ``>= 0`` (the field named on error)."""
+    mu_arr = real_array(mu, "mu")
+    if mu_arr.ndim == 0:
+        mu_arr = np.full(n_c, float(mu_arr))
+    mu_arr = vector(mu_arr, "mu", n_c)
+    if (mu_arr < 0).any():
+        i = int(np.argmax(mu_arr < 0))
+        raise InvalidProblemError(f"mu[{i}]", f"friction coefficient must be >= 0, got {mu_arr[i]}")
+    return mu_arr
+
+
 def cone_violation(x: np.ndarray, mu: np.ndarray, d: int) -> float:
     """Largest violation of ``||x_T|| <= mu x_N`` and ``x_N >= 0`` over the blocks."""
     X = x.reshape(-1, d)
@@ -103,13 +115,7 @@ class FrictionContactProblem(Problem):
         m = W.shape[0]
         require(m >= dim and m % dim == 0, "W", f"size {m} is not a positive multiple of dim = {dim}")
         n_c = m // dim
-        mu_arr = real_array(mu, "mu")
-        if mu_arr.ndim == 0:
-            mu_arr = np.full(n_c, float(mu_arr))
-        mu_arr = vector(mu_arr, "mu", n_c)
-        if (mu_arr < 0).any():
-            i = int(np.argmax(mu_arr < 0))
-            raise InvalidProblemError(f"mu[{i}]", f"friction coefficient must be >= 0, got {mu_arr[i]}")
+        mu_arr = friction_coefficients(mu, n_c)
         self.W = W
         self.q = vector(q, "q", m)
         self.mu = mu_arr

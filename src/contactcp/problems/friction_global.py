@@ -32,7 +32,13 @@ from contactcp._validate import integer, real_array, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
-from contactcp.problems.friction import FrictionContactProblem, cone_violation, desaxce, project_cones
+from contactcp.problems.friction import (
+    FrictionContactProblem,
+    cone_violation,
+    desaxce,
+    friction_coefficients,
+    project_cones,
+)
 from contactcp.result import Residual
 
 __all__ = ["GlobalFrictionContactProblem"]
@@ -80,13 +86,7 @@ class GlobalFrictionContactProblem(Problem):
         m = H.shape[1]
         require(m >= dim and m % dim == 0, "H", f"has {m} columns, not a positive multiple of dim = {dim}")
         n_c = m // dim
-        mu_arr = real_array(mu, "mu")
-        if mu_arr.ndim == 0:
-            mu_arr = np.full(n_c, float(mu_arr))
-        mu_arr = vector(mu_arr, "mu", n_c)
-        if (mu_arr < 0).any():
-            i = int(np.argmax(mu_arr < 0))
-            raise InvalidProblemError(f"mu[{i}]", f"friction coefficient must be >= 0, got {mu_arr[i]}")
+        mu_arr = friction_coefficients(mu, n_c)
         self.M = M
         self.H = H
         self.f = vector(f, "f", n)
