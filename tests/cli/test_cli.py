@@ -182,3 +182,43 @@ def test_fclib_form_that_the_file_lacks_is_one_line_exit_2(capsys):
     assert main(["fclib", str(FCLIB / "local" / "Rover1039.hdf5"), "--form", "global"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "fclib_global" in err[0]
+
+
+def _global_file(tmp_path, **change):
+    import scipy.sparse as sp
+
+    from contactcp.io.fclib import FclibGlobal, write_global
+
+    data = dict(M=sp.csc_matrix(np.eye(3)), H=sp.csc_matrix(np.eye(3)), G=None, f=np.array([-1.0, 0.2, 0.0]))
+    data.update(b=None, w=np.zeros(3), mu=np.array([0.5]), spacedim=3)
+    data.update(change)
+    path = tmp_path / "g.hdf5"
+    write_global(path, FclibGlobal(**data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"M": np.zeros((3, 3)) + np.diag([1.0, 1.0, 0.0])}, "M: is singular"),
+        ({"M": np.ones((3, 3))}, "M: is singular"),
+        ({"G": np.eye(3)[:, :1], "b": np.zeros(1)}, "G: global problems with equality constraints"),
+    ],
+)
+def test_fclib_global_bad_problem_is_one_line_exit_2(tmp_path, capsys, change, needle):
+    import scipy.sparse as sp
+
+    change = {k: (sp.csc_matrix(v) if k in ("M", "G") else v) for k, v in change.items()}
+    path = _global_file(tmp_path, **change)
+    out = tmp_path / "sol.hdf5"
+    assert main(["fclib", str(path), "--json", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+    assert not out.exists()
+
+
+def test_fclib_global_one_contact_sticks(tmp_path, capsys):
+    assert main(["fclib", str(_global_file(tmp_path)), "--json", "--tol", "1e-12"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(d["r"], [1.0, -0.2, 0.0], atol=1e-12)
+    np.testing.assert_allclose(d["v"], 0.0, atol=1e-12)
