@@ -193,7 +193,7 @@ def _newton_step(
         rhs -= np.einsum("ijk,ik->ij", Da, rho_a[:, None] * coupling).reshape(-1)
     eye_minus_D = np.eye(d)[None] - Da
     if sparse:
-        Waa = W[rows][:, rows].tocsr()
+        Waa = W if not sep.size else W[rows][:, rows].tocsr()  # every contact active: no copy
         blockD = _block_diagonal(Da * rho_a[:, None, None])
         blockI = _block_diagonal(eye_minus_D)
         J = (blockI + blockD @ Waa).tocsc()
