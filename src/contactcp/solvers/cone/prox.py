@@ -64,9 +64,10 @@ def prox(
     inner_iter : Newton iterations per inner solve (default 30)
     rho : the proximal weight (default ``1e-2`` times the largest diagonal entry of ``W``, then adapted)
     r0 : starting reactions (default zero)
-    restarts : when a run ends without a solution, start again this many times from seeded random
-        reactions inside the cones, of the size the data give (``||q|| / max W_ii``); the best end
-        point is kept (the Coulomb problem is not monotone: runs from different starts end at
+    restarts : when a run ends without a solution, start again this many times: from its end point
+        when it was still converging (the residual fell tenfold over its second half), else from
+        seeded random reactions inside the cones, of the size the data give (``||q|| / max W_ii``);
+        the best end point is kept (the Coulomb problem is not monotone: runs from different starts end at
         different points; default 0)
     seed : seed of those starts
     """
@@ -78,8 +79,13 @@ def prox(
         if raw.status is Status.SOLVED:
             break
         rng = rng or np.random.default_rng(seed)
-        again = _prox(problem, tol, max_outer, inner_iter, rho, _random_start(problem, rng))
+        # a run still converging (its residual fell tenfold over its second half) goes on from its
+        # end point; a stalled one starts again from a random point
+        going = raw.stats.get("progress", 1.0) < 0.1
+        start = raw.x if going else _random_start(problem, rng)
+        again = _prox(problem, tol, max_outer, inner_iter, rho, start)
         again.stats["restart"] = attempt + 1
+        again.stats["continued"] = going
         again.iterations += raw.iterations
         if (
             again.status is Status.SOLVED
@@ -118,7 +124,10 @@ def _prox(
     lo, hi = 1e-8 * wmax, 10.0 * wmax
     res = problem._certify(r, None)[0].value
     status, msg, outer, inner_total = Status.ITERATION_LIMIT, f"no convergence in {max_outer} proximal steps", 0, 0
+    half = np.inf
     for outer in range(1, max_outer + 1):
+        if outer == max_outer // 2 + 1:
+            half = res
         if res <= tol:
             status, msg = Status.SOLVED, "converged"
             outer -= 1
@@ -144,4 +153,5 @@ def _prox(
         if res <= tol:
             status, msg = Status.SOLVED, "converged"
     u = problem.W @ r + problem.q
-    return Raw(r, status, iterations=outer, message=msg, w=u, stats={"rho": weight, "inner_iterations": inner_total})
+    stats = {"rho": weight, "inner_iterations": inner_total, "progress": res / half if half > 0 else 1.0}
+    return Raw(r, status, iterations=outer, message=msg, w=u, stats=stats)
