@@ -177,8 +177,11 @@ def main(job_path: str) -> int:
     d = read_npz(job["npz"])
     build, run = {"contactcp": contactcp_backend, "siconos": siconos_backend}[job["backend"]](job, d)
     times: list[float] = []
+    builds: list[float] = []
     for k in range(1 + int(job["reps"])):
+        t0 = time.perf_counter()
         state = build()
+        builds.append(time.perf_counter() - t0)
         _write(out, {"phase": "warm-up" if k == 0 else f"run {k}", "started": time.time()})
         t0 = time.perf_counter()
         ans, claimed, msg, it = run(state)
@@ -192,6 +195,7 @@ def main(job_path: str) -> int:
             if sum(times) + dt > job["budget"]:
                 break
     payload = {"phase": "done", "times": times, "warm_up": warm, "claimed": claimed, "message": msg}
+    payload["build"] = sorted(builds[1:] or builds)[len(builds[1:] or builds) // 2]  # the median, warm
     payload.update(iterations=it, **{k: np.asarray(v, float).tolist() for k, v in ans.items()})
     _write(out, payload)
     return 0
