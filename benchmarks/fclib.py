@@ -33,6 +33,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ[_var] = str(_THREADS)  # before numpy: the parent's checks use BLAS too
 
 import json  # noqa: E402
+import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -251,6 +252,12 @@ def header(args, load_start: str, siconos_ok: bool, refused: list[str]) -> list[
         "natural map by max(‖q‖, ‖r‖, ‖u‖) (measured here: the value it returns times that maximum equals the "
         "natural map), so it can call an answer converged that fails the check when reactions are large; its "
         "global solvers use their own relative measures.  Such answers are FAIL here and listed under Findings.",
+        "",
+        "gfc3d solvers tried and left out (name them in `--siconos-global` to run them): NSGSV_WR stops with "
+        '"not implemented for storageType 2" (sparse M); NSGS reports 0 iterations and fails or runs 20-30 s on '
+        "the larger files; IPM solves the convex relaxation without De Saxcé's term (its answers satisfy "
+        "r ∈ K, u ∈ K*, r·u = 0 to 1e-8 but not Coulomb's law at sliding contacts: checked on GFC3D_Example1, "
+        "GFC3D_TwoRods1, GFC3D_OneContact).",
     ]
     if refused:
         lines += ["", "Files contactcp's reader refused:", *[f"- {r}" for r in refused]]
@@ -292,6 +299,7 @@ def write_report(args, entries, recs, refused, load_start, siconos_ok) -> list[s
 
 
 def main(argv=None) -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the running worker is killed too
     args = parse(argv)
     load_start = report.loadavg()
     entries, refused = gather(args)

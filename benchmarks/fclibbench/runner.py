@@ -105,7 +105,10 @@ def run_pair(entry, backend: str, solver: str, opts: dict) -> dict:
     t0 = time.time()
     try:
         killed = _watch(proc, out, opts["timeout"], extra)
-    finally:
+    finally:  # also on Ctrl-C or SIGTERM of the parent: no worker outlives it
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
         proc.log_handle.close()
     rec["wall"] = time.time() - t0
     res = _read(out)
