@@ -1,7 +1,8 @@
 """FCLIB problems (real simulations, local and global forms): contactcp side by side with Siconos.
 
 Every ``.hdf5`` under ``../shared/fclib/local`` and ``../shared/fclib/global`` (relative to the
-repository root) and every FCLIB file or folder given on the command line, read with contactcp's
+repository root; without it, the same files in ``tests/data/fclib``) and every FCLIB file or folder
+given on the command line, read with contactcp's
 FCLIB reader.  Solvers:
 
 * contactcp: the default chain (``contactcp.solve(problem, tol=TOL)``) and every method of
@@ -49,7 +50,10 @@ from fclibbench.problems import discover, export, load  # noqa: E402
 from fclibbench.runner import python_env, run_pair  # noqa: E402
 from lcp_peers import DEBIAN_PYTHON, backend_available  # noqa: E402
 
+#: the workplace's FCLIB sample, else the repository's copy of it (tests/data/fclib, the same files)
 SHARED = ROOT.parent / "shared" / "fclib"
+if not SHARED.is_dir():
+    SHARED = ROOT / "tests" / "data" / "fclib"
 SICONOS_LOCAL = ["NSGS", "NSN_AC", "NSN_FB", "PROX", "ADMM"]
 #: gfc3d solvers that run on these files.  Tried and left out: NSGSV_WR (stops: "not implemented for
 #: storage type 2", i.e. sparse M); NSGS (reports 0 iterations; fails or runs 20-30 s on the larger

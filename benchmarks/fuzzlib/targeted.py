@@ -1,4 +1,4 @@
-"""The targeted cases of issue 11 and the classic LCPs of /work/shared/lcp (if present)."""
+"""The targeted cases of issue 11 and Siconos' classic LCPs (tests/data/lcp)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from .case import Case
 
 __all__ = ["targeted_cases"]
 
-SHARED = os.environ.get("FUZZ_SHARED_LCP", "/work/shared/lcp")
+#: Siconos' classic LCPs: the repository's copy (tests/data/lcp), or the folder FUZZ_SHARED_LCP names
+SHARED = os.environ.get(
+    "FUZZ_SHARED_LCP", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "lcp")
+)
 ISSUE_MIXED_M = [
     [-1.0, -0.9934840736580629, 0.8500773804089156],
     [0.0, 0.6824078919901083, 0.46553985967261974],

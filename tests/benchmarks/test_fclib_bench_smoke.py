@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from support.paths import ROOT, SHARED
+from support.paths import ROOT
 
 BENCH = ROOT / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -115,7 +115,6 @@ def test_summary_arithmetic():
     assert "Goal 1: **NOT met**" in lines[0]  # c: Siconos solves it, the default chain does not
 
 
-@pytest.mark.skipif(not (SHARED / "fclib" / "local").is_dir(), reason="no ../shared/fclib")
 def test_fclib_smoke(tmp_path):
     out, js = tmp_path / "fclib.md", tmp_path / "fclib.json"
     proc = subprocess.run(
