@@ -58,9 +58,12 @@ def test_low_friction_slips_high_friction_holds():
     assert slip.success and hold.success
     assert [o.transition for o in slip.contacts] == ["rolling->sliding"] * 3
     assert [o.mode for o in hold.contacts] == ["rolling"] * 3
-    # rolling contacts keep a = 0 and forces strictly inside the cone
+    # rolling contacts keep a = 0 and forces strictly inside the cone: with r strictly inside, the
+    # natural map is u + mu |u_T| e_N, whose norm the certified residual bounds by tol * ||q||
+    bound = hold.result.tol * hold.result.residual.scale
+    assert bound < 1e-7
     for o in hold.contacts:
-        np.testing.assert_allclose(o.a, 0.0, atol=1e-9)
+        np.testing.assert_allclose(o.a, 0.0, atol=bound)
         assert np.linalg.norm(o.c[1:]) < 0.6 * o.c[0]
     assert slip.theorem2["holds"] and hold.theorem2["holds"]
 
