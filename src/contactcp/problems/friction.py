@@ -60,6 +60,14 @@ def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     return out.reshape(-1)
 
 
+def _ldexp(x: float, k: int) -> float:
+    """``x * 2**k`` as a float, ``inf`` when it overflows (``math.ldexp`` raises instead)."""
+    try:
+        return math.ldexp(x, k)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
 def friction_coefficients(mu: Any, n_c: int) -> np.ndarray:
     """``mu`` checked: a number (broadcast) or ``n_c`` finite numbers, each ``>= 0`` (the field named on error)."""
     mu_arr = real_array(mu, "mu")
@@ -174,16 +182,16 @@ class FrictionContactProblem(Problem):
         slack = (1.0 + mu_max) * du + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
         nq = float(np.linalg.norm(qs))
         if nq > 0.0:
-            value, scale = (nat + slack) / nq, math.ldexp(nq, k)
+            value, scale = (nat + slack) / nq, _ldexp(nq, k)
         else:  # q = 0: the measure is absolute (r = 0 solves it)
-            value, scale = math.ldexp(nat + slack, k), 1.0
+            value, scale = _ldexp(nat + slack, k), 1.0
         u = np.ldexp(us, k) if k else us
         return Residual(
             value * (1.0 + 8.0 * _EPS),
-            math.ldexp(nat, k),
-            math.ldexp(cone, k),
-            math.ldexp(dual, k),
-            math.ldexp(comp, 2 * k),
+            _ldexp(nat, k),
+            _ldexp(cone, k),
+            _ldexp(dual, k),
+            _ldexp(comp, 2 * k),
             0.0,
             scale,
         ), u

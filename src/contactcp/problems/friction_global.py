@@ -34,6 +34,7 @@ from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
 from contactcp.problems.friction import (
     FrictionContactProblem,
+    _ldexp,
     cone_violation,
     desaxce,
     friction_coefficients,
@@ -179,19 +180,19 @@ class GlobalFrictionContactProblem(Problem):
             float(np.linalg.norm(r)) + (1.0 + mu_max) * float(np.linalg.norm(us))
         )
         nq = float(np.linalg.norm(qs))
-        coulomb = (nat + slack) / nq if nq > 0 else math.ldexp(nat + slack, k)
+        coulomb = (nat + slack) / nq if nq > 0 else _ldexp(nat + slack, k)
         uhat = desaxce(us, mu, d)
         U = uhat.reshape(-1, d)
         dual = float(max(0.0, np.max(mu * np.linalg.norm(U[:, 1:], axis=1) - U[:, 0], initial=0.0)))
         value = max(coulomb, equilibrium) * (1.0 + 8.0 * _EPS)
         return Residual(
             value,
-            math.ldexp(nat, k),
-            math.ldexp(cone_violation(r, mu, d), k),
-            math.ldexp(dual, k),
-            math.ldexp(math.ldexp(float(abs(r @ uhat)), k), k),
-            math.ldexp(float(np.abs(eq).max(initial=0.0)), k),
-            math.ldexp(nq, k) if nq > 0 else 1.0,
+            _ldexp(nat, k),
+            _ldexp(cone_violation(r, mu, d), k),
+            _ldexp(dual, k),
+            _ldexp(_ldexp(float(abs(r @ uhat)), k), k),
+            _ldexp(float(np.abs(eq).max(initial=0.0)), k),
+            _ldexp(nq, k) if nq > 0 else 1.0,
         ), np.ldexp(us, k)
 
     def __repr__(self) -> str:

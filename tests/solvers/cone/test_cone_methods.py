@@ -82,3 +82,20 @@ def test_default_chain_on_a_rank_deficient_problem():
     steps = [s["method"] for s in res.stats["chain"]]
     assert steps[0] == "nsgs" and steps[-1] == res.method
     assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
+
+
+@pytest.mark.parametrize("method", ["nsgs", "prox", "newton", "admm", None])
+def test_data_near_the_top_of_the_range_do_not_crash(method):
+    # |r . u| * 2^(2k) overflows in the residual's diagnostics: they read inf, the measure stays exact
+    p = ccp.FrictionContactProblem(np.eye(3), [-1e300, 0.2e300, 0.0], 0.5)
+    res = ccp.solve(p, method, tol=1e-10)
+    assert res.success
+    np.testing.assert_allclose(res.x, [1e300, -0.2e300, 0.0], rtol=1e-9)
+    assert res.residual.value <= 1e-10
+
+
+def test_residual_of_a_far_point_reads_inf_diagnostics_instead_of_raising():
+    p = ccp.FrictionContactProblem(np.eye(3), [1e300, 0.0, 0.0], 0.5)
+    res = p.residual([1e300, 0.0, 0.0])  # r . u = 2e600: beyond the floating-point range
+    assert res.complementarity == np.inf
+    assert res.value == pytest.approx(1.0, rel=1e-12)  # ||r - P_K(r - u)|| / ||q|| = ||r|| / ||q||
