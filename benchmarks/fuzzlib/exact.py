@@ -58,9 +58,31 @@ def exact_affine(M, z, q) -> list[Fraction]:
     return out
 
 
-def _row_scales(M, q) -> list[Fraction]:
-    """``s_i = max(|q_i|, max_j |M_ij|)`` (exact: the floats themselves)."""
-    return [Fraction(max([abs(float(q[i]))] + [abs(float(v)) for v in M[i]])) for i in range(len(q))]
+def _row_scales(M, q, z) -> list[Fraction]:
+    """The contract's row scales (``contactcp.result.Residual``), exactly:
+    ``s_i = max(|q_i|, sum_j |M_ij| min(|z_j|, Z_j))`` with ``Z_j = fl(max|q| / max_i |M_ij|)`` (the
+    double-precision quotient; a zero column counts ``|z_j|``)."""
+    rows, cols = len(q), len(z)
+    qmax = max([abs(float(v)) for v in q] + [0.0])
+    Z = []
+    for j in range(cols):
+        cmax = max([abs(float(M[i][j])) for i in range(rows)] + [0.0])
+        Z.append(None if cmax == 0.0 else Fraction(qmax / cmax))
+    zf = frac_vector(z)
+    out = []
+    for i in range(rows):
+        terms = sum(
+            Fraction(abs(float(M[i][j]))) * (abs(zf[j]) if Z[j] is None else min(abs(zf[j]), Z[j])) for j in range(cols)
+        )
+        out.append(max(Fraction(abs(float(q[i]))), terms))
+    return out
+
+
+def _scaled(w: Fraction, s: Fraction) -> Fraction:
+    """``w / s``; on a row of scale 0 the contract wants ``w = 0`` exactly (else a huge violation)."""
+    if s:
+        return w / s
+    return Fraction(0) if w == 0 else Fraction(10**300) * (1 if w > 0 else -1)
 
 
 def lcp_residual(M, q, z, free=None) -> tuple[Fraction | None, int]:
@@ -70,11 +92,11 @@ def lcp_residual(M, q, z, free=None) -> tuple[Fraction | None, int]:
     if z is None or len(z) != len(q) or not finite(z):
         return None, -1
     w = exact_affine(M, z, q)
-    s = _row_scales(M, q)
+    s = _row_scales(M, q, z)
     zf = frac_vector(z)
     best, arg = Fraction(0), -1
     for i in range(len(q)):
-        ws = w[i] / s[i] if s[i] else Fraction(0)
+        ws = _scaled(w[i], s[i])
         e = abs(ws) if (free is not None and free[i]) else abs(min(zf[i], ws))
         if e > best:
             best, arg = e, i
@@ -86,13 +108,13 @@ def box_residual(M, q, lower, upper, z) -> tuple[Fraction | None, int]:
     if z is None or len(z) != len(q) or not finite(z):
         return None, -1
     w = exact_affine(M, z, q)
-    s = _row_scales(M, q)
+    s = _row_scales(M, q, z)
     zf = frac_vector(z)
     best, arg = Fraction(0), -1
     for i in range(len(q)):
         lo = Fraction(float(lower[i])) if math.isfinite(lower[i]) else None
         hi = Fraction(float(upper[i])) if math.isfinite(upper[i]) else None
-        v = zf[i] - (w[i] / s[i] if s[i] else Fraction(0))
+        v = zf[i] - _scaled(w[i], s[i])
         if hi is not None:
             v = min(v, hi)
         if lo is not None:
@@ -123,9 +145,9 @@ def ucp_residual(A_x, b_x, A_y, b_y, x, y) -> tuple[Fraction | None, int]:
         if not len(b):
             continue
         r = exact_affine(A, v, [-float(t) for t in b])
-        s = _row_scales(A, b)
+        s = _row_scales(A, b, v)
         for k in range(len(b)):
-            e = abs(r[k]) / s[k] if s[k] else Fraction(0)
+            e = abs(_scaled(r[k], s[k]))
             if e > best:
                 best, arg = e, off + k
     return best, arg

@@ -269,3 +269,14 @@ def test_options_typed_any_are_not_type_checked():
     p = ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-1.0, -1.0])
     assert ccp.solve(p, "merit", seed=None).success
     assert ccp.solve(p, "merit", seed=np.random.default_rng(1)).success
+
+
+def test_box_residual_sees_a_small_w_beside_a_large_interior_z():
+    # z = -1e31 strictly inside (-inf, 8e30): w must vanish; w / s = 1.7 / 2.7 would vanish in
+    # z - w / s (the map's textbook form) and read 0 (the full fuzz's BoxLCP:huge:20)
+    p = ccp.BoxLCP([[1e-31]], [2.7], [-np.inf], [8e30])
+    res = p.residual([-1e31])
+    assert res.value == pytest.approx(1.7 / 2.7, rel=1e-12)
+    assert res.natural == pytest.approx(1.7, rel=1e-12)  # the raw map: w itself
+    # at a bound the map is the bound's gap, as before
+    assert ccp.BoxLCP([[1.0]], [-1.0], [0.0], [0.5]).residual([0.5]).value == 0.0

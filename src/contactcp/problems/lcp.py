@@ -310,10 +310,14 @@ class BoxLCP(_Linear):
 
     def _residual(self, z: np.ndarray) -> tuple[Residual, np.ndarray]:
         w, lo, hi, s = scaled_residual(self.M, z, self.q)
-        nat = np.abs(z - np.clip(z - w, self.lower, self.upper))
+        # g(t) = z - mid(l, u, z - t) written as mid(z - u, t, z - l): the same map, without forming
+        # z - t, in which a small t vanishes beside a large z (an interior z of size 1e31 hid w / s = 1.7)
+        with np.errstate(invalid="ignore"):
+            below, above = z - self.upper, z - self.lower
+        nat = np.abs(np.clip(w, below, above))
         natural = float(np.max(nat))
-        g_lo = np.abs(z - np.clip(z - lo, self.lower, self.upper))
-        g_hi = np.abs(z - np.clip(z - hi, self.lower, self.upper))
+        g_lo = np.abs(np.clip(lo, below, above))
+        g_hi = np.abs(np.clip(hi, below, above))
         value = float(np.max(np.maximum(g_lo, g_hi))) * (1.0 + 4.0 * np.finfo(float).eps)
         bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
         with np.errstate(invalid="ignore"):
