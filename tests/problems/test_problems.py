@@ -280,3 +280,13 @@ def test_box_residual_sees_a_small_w_beside_a_large_interior_z():
     assert res.natural == pytest.approx(1.7, rel=1e-12)  # the raw map: w itself
     # at a bound the map is the bound's gap, as before
     assert ccp.BoxLCP([[1.0]], [-1.0], [0.0], [0.5]).residual([0.5]).value == 0.0
+
+
+def test_exact_row_value_beyond_the_float_range_is_infinite():
+    from contactcp.problems._exact import exact_row
+
+    big = np.array([1e308, 1e308])
+    nearest, value, _ = exact_row(big, big, 0.0, np.array([np.inf, np.inf]))
+    assert nearest == np.inf and value == Fraction(1e308) ** 2 * 2
+    nearest, _, _ = exact_row(-big, big, 0.0, np.array([np.inf, np.inf]))
+    assert nearest == -np.inf

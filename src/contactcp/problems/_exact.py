@@ -27,7 +27,7 @@ def exact_row(a: np.ndarray, x: np.ndarray, c: float, Z: np.ndarray) -> tuple[fl
     try:
         nearest = float(value)
     except OverflowError:
-        nearest = math.copysign(math.inf, value)
+        nearest = math.inf if value > 0 else -math.inf  # (copysign would convert the Fraction again)
     return nearest, value, exact_row_scale(a, x, c, Z)
 
 
