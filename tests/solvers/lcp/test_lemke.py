@@ -486,3 +486,10 @@ def test_equilibration_leaves_well_scaled_data_alone():
     assert not K.badly_scaled(np.diag([1.0, 0.0]))  # zero rows and columns do not count
     R, C = K.equilibrate(np.diag([2.0**40, 1.0, 2.0**-40]), 3)
     np.testing.assert_array_equal(R * C * np.array([2.0**40, 1.0, 2.0**-40]), [1.0, 1.0, 1.0])
+
+
+def test_box_whose_width_overflows_is_an_honest_failure_not_an_exception():
+    # upper - lower = 2e308 is beyond the float range: the reduction to an LCP cannot be formed
+    p = ccp.BoxLCP([[1.0]], [0.5], [-1e308], [1e308])
+    res = ccp.solve(p, "lemke")
+    assert res.status is ccp.Status.NUMERICAL_FAILURE and "cannot be formed" in res.message

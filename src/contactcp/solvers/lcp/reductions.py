@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from contactcp.errors import InvalidProblemError
 from contactcp.problems import LCP, BoxLCP, MixedLCP
 from contactcp.problems.lcp import farkas_certificate
 from contactcp.result import Status
@@ -67,7 +68,8 @@ def box_to_mixed(p: BoxLCP) -> tuple[MixedLCP, Recover, Callable[[np.ndarray], n
     q2[:n] = sigma * q0
     M2[double, n + np.arange(nd)] = 1.0
     M2[n + np.arange(nd), double] = -1.0
-    q2[n:] = p.upper[double] - p.lower[double]
+    with np.errstate(over="ignore"):  # a width beyond the float range is refused by MixedLCP below
+        q2[n:] = p.upper[double] - p.lower[double]
     free = np.zeros(n + nd, dtype=bool)
     free[:n] = ~lo_f & ~up_f
 
@@ -195,7 +197,10 @@ def via_lcp(problem, tol: float, lcp_method, opts: dict):
 
     tried = []
     for split in (False, True):
-        red = to_lcp(problem, split)
+        try:
+            red = to_lcp(problem, split)
+        except InvalidProblemError as exc:  # the reduced data left the floating-point range
+            return Raw(None, Status.NUMERICAL_FAILURE, 0, f"the reduction to an LCP cannot be formed: {exc}")
         if red.lcp is None:
             return Raw(red.recover(np.zeros(0)), Status.SOLVED, 0, red.note)
         raw = lcp_method(red.lcp, tol, **opts)
