@@ -96,6 +96,10 @@ class GlobalFrictionContactProblem(Problem):
         self.dim = int(dim)
         self.solver = BlockSolver(M, "M")
         self._abs = (abs(M), abs(H))
+        # the rounding bounds' term counts: an equilibrium row has at most row_terms products, a
+        # contact velocity u_j at most col_terms (fixed by the data: computed once)
+        row_terms = max(M.getnnz(axis=1).max(initial=0), 1) + max(H.getnnz(axis=1).max(initial=0), 1) + 2
+        self._terms = (row_terms, H.getnnz(axis=0).max(initial=0) + 2)
         self._q: np.ndarray | None = None
         self._local: FrictionContactProblem | None = None
         self._freeze()
@@ -161,7 +165,7 @@ class GlobalFrictionContactProblem(Problem):
         # equilibrium, row by row, with the rounding bound of each row added
         eq = self.M @ v - self.H @ r - fs
         row = Mabs @ np.abs(v) + Habs @ np.abs(r) + np.abs(fs)
-        width = max(self.M.getnnz(axis=1).max(initial=0), 1) + max(self.H.getnnz(axis=1).max(initial=0), 1) + 2
+        width, col_terms = self._terms
         gam = width * _EPS / (1.0 - width * _EPS)
         bound = np.abs(eq) + gam * row
         if np.any((row == 0.0) & (eq != 0.0)):
@@ -170,7 +174,7 @@ class GlobalFrictionContactProblem(Problem):
             equilibrium = float(np.max(np.where(row > 0, bound / np.where(row > 0, row, 1.0), 0.0), initial=0.0))
         # Coulomb's law on (r, u = H^T v + w), the local measure
         us = self.H.T @ v + ws
-        du = (self.H.getnnz(axis=0).max(initial=0) + 2) * _EPS * (Habs.T @ np.abs(v) + np.abs(ws))
+        du = col_terms * _EPS * (Habs.T @ np.abs(v) + np.abs(ws))
         if not (np.all(np.isfinite(us)) and np.all(np.isfinite(eq))):
             return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
         d, mu = self.dim, self.mu
