@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
+import numpy as np
+
 __all__ = [
     "to_ints",
     "exact_affine",
@@ -67,7 +69,9 @@ def _row_scales(M, q, z) -> list[Fraction]:
     Z = []
     for j in range(cols):
         cmax = max([abs(float(M[i][j])) for i in range(rows)] + [0.0])
-        Z.append(None if cmax == 0.0 else Fraction(qmax / cmax))
+        with np.errstate(over="ignore"):
+            zj = np.float64(qmax) / np.float64(cmax) if cmax != 0.0 else np.inf
+        Z.append(None if not np.isfinite(zj) else Fraction(float(zj)))  # an infinite cap counts |z_j|
     zf = frac_vector(z)
     out = []
     for i in range(rows):

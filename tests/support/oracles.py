@@ -238,3 +238,30 @@ def global_errors(M, H, f, w, mu, v, r, d: int = 3) -> tuple[float, float]:
     )
     q = w + H.T @ np.linalg.solve(M, f)
     return eq, natural_map_norm(H.T @ v + w, r, mu, d) / (float(np.linalg.norm(q)) or 1.0)
+
+
+def box_violation(M, q, lower, upper, z) -> Fraction:
+    """The worst violation of a box-LCP point, exactly: ``z`` outside its box (relative to
+    ``max(1, |z|_inf)``), and per row the distance of ``w_i / s_i`` from its allowed sign (``>= 0``
+    at the lower bound, ``<= 0`` at the upper one, ``= 0`` inside) with ``w = M z + q`` exact and
+    ``s_i = |q_i| + sum_j |M_ij z_j|``."""
+    Mf, qf, zf = _mat(M), _vec(q), _vec(z)
+    lo = np.asarray(lower, dtype=float)
+    hi = np.asarray(upper, dtype=float)
+    n = len(qf)
+    zs = max([abs(v) for v in zf] + [Fraction(1)])
+    worst = Fraction(0)
+    for i in range(n):
+        if np.isfinite(lo[i]):
+            worst = max(worst, (F(lo[i]) - zf[i]) / zs)
+        if np.isfinite(hi[i]):
+            worst = max(worst, (zf[i] - F(hi[i])) / zs)
+        w = qf[i] + sum(Mf[i][j] * zf[j] for j in range(n))
+        s = abs(qf[i]) + sum(abs(Mf[i][j] * zf[j]) for j in range(n))
+        ws = w / s if s else (Fraction(0) if w == 0 else Fraction(10**300))
+        at_lo = np.isfinite(lo[i]) and zf[i] == F(lo[i])
+        at_hi = np.isfinite(hi[i]) and zf[i] == F(hi[i])
+        if at_lo and at_hi:
+            continue
+        worst = max(worst, -ws if at_lo else ws if at_hi else abs(ws))
+    return worst

@@ -320,7 +320,7 @@ class BoxLCP(_Linear):
         g_hi = np.abs(np.clip(hi, below, above))
         value = float(np.max(np.maximum(g_lo, g_hi))) * (1.0 + 4.0 * np.finfo(float).eps)
         bound = float(max(0.0, np.max(self.lower - z), np.max(z - self.upper)))
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             gap_lo = np.where(np.isfinite(self.lower), z - self.lower, np.inf)
             gap_hi = np.where(np.isfinite(self.upper), self.upper - z, np.inf)
             prod = np.where(w > 0, gap_lo * w, np.where(w < 0, gap_hi * -w, 0.0))

@@ -19,16 +19,20 @@ from contactcp.problems import (
 )
 from contactcp.solvers import registry
 from contactcp.solvers.cone import admm, global_form, newton, nsgs, prox  # noqa: F401
-from contactcp.solvers.lcp import bpp, enumerate, interior_point, lemke, pgs  # noqa: F401
+from contactcp.solvers.lcp import bpp, enumerate, interior_point, lemke, milp, pgs  # noqa: F401
 from contactcp.solvers.lcp.polish import finish_linear
 from contactcp.solvers.ncp import merit  # noqa: F401
 from contactcp.solvers.ucp import bilinear, exact  # noqa: F401
 from contactcp.solvers.ucp import enumerate as ucp_enumerate  # noqa: F401
 
 # the default chains: each method runs while the answers are inconclusive (contactcp.solve)
-registry.set_default_chain(LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), finish=finish_linear)
-registry.set_default_chain(MixedLCP, "lemke", "merit", finish=finish_linear)
-registry.set_default_chain(BoxLCP, "lemke")
+#: the linear problems end with the MILP search (any matrix; small problems), which the fuzz's
+#: indefinite, negative semidefinite and badly scaled planted problems need (benchmarks/fuzz.py)
+registry.set_default_chain(
+    LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), "milp", finish=finish_linear
+)
+registry.set_default_chain(MixedLCP, "lemke", "merit", "milp", finish=finish_linear)
+registry.set_default_chain(BoxLCP, "lemke", "milp", finish=finish_linear)
 #: friction-cone problems, local and global (the global ones on their local form); each step starts
 #: from the best point of the steps before it, but ADMM (whose warm starts were slower than cold ones
 #: on FCLIB's Kapla tower).  NSGS first: it solves most real problems in a few sweeps, and hands

@@ -18,16 +18,20 @@ problems, Lemke's mixed-LCP reductions and the default chains' finisher.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterator
+from fractions import Fraction
 
 import numpy as np
 import scipy.linalg as sla
 
 from contactcp.linalg.dense import solve_or_lstsq
+from contactcp.linalg.rational import solve_rational
+from contactcp.problems import BoxLCP
 from contactcp.problems._base import scaled_residual
 
-__all__ = ["candidates", "better", "finish_linear"]
+__all__ = ["candidates", "better", "finish_linear", "as_box", "box_candidates", "best_box_point", "exact_box_point"]
 
 #: refinement steps per solve
 STEPS = 4
@@ -111,6 +115,157 @@ def better(problem, x: np.ndarray | None, free: np.ndarray | None = None) -> tup
 
 
 def finish_linear(problem, x: np.ndarray) -> np.ndarray | None:
-    """The default chains' finisher for LCPs and mixed LCPs: the polished point, or None."""
-    z, done = better(problem, np.asarray(x, dtype=float), getattr(problem, "free", None))
+    """The default chains' finisher for LCPs, mixed LCPs and box LCPs: the polished point, or None."""
+    x = np.asarray(x, dtype=float)
+    if isinstance(problem, BoxLCP):
+        if x.shape != problem.q.shape or not np.all(np.isfinite(x)):
+            return None
+        M, q, lo, hi = as_box(problem)
+        w, _, _, s = scaled_residual(M, x, q)
+        with np.errstate(all="ignore"):
+            ws = np.where(s > 0, w / np.where(s > 0, s, 1.0), 0.0)
+            at_lo = np.isfinite(lo) & (x - lo <= np.maximum(ws, 0.0))
+            at_hi = ~at_lo & np.isfinite(hi) & (hi - x <= np.maximum(-ws, 0.0))
+        z = best_box_point(problem, x, at_lo, at_hi)
+        return None if problem.residual(z).value >= problem.residual(x).value else z
+    z, done = better(problem, x, getattr(problem, "free", None))
     return z if done else None
+
+
+def _refine_rows(M: np.ndarray, q: np.ndarray, y: np.ndarray, I: np.ndarray, lu) -> np.ndarray:
+    """``y`` with ``(M y + q)_I`` driven towards 0 by steps on ``y_I`` (LU of ``M_II``, residuals in
+    doubled precision)."""
+    MI, qI = M[I], q[I]
+    for _ in range(STEPS):
+        r = scaled_residual(MI, y, qI)[0]
+        if not np.all(np.isfinite(r)):
+            break
+        d = sla.lu_solve(lu, r, check_finite=False)
+        if not np.all(np.isfinite(d)):
+            break
+        y = y.copy()
+        y[I] -= d
+        if np.max(np.abs(d), initial=0.0) <= 1e-17 * max(np.max(np.abs(y[I]), initial=0.0), 1e-300):
+            break
+    return y
+
+
+def box_candidates(
+    M: np.ndarray,
+    q: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    at_lo: np.ndarray,
+    at_hi: np.ndarray,
+    z=None,
+    passes: int = 4,
+) -> Iterator[np.ndarray]:
+    """Polished points of a box LCP for a guessed support: variables at a bound (``at_lo``, ``at_hi``)
+    sit on it, the others solve their rows ``(M z + q)_I = 0`` (refined in doubled precision);
+    then the variables that left their box or whose ``w`` has the wrong sign at a bound change
+    sides (a block principal pivot), at most ``passes`` times."""
+    n = q.shape[0]
+    fixed = lo == hi
+    state = np.where(at_lo | fixed, -1, np.where(at_hi, 1, 0))
+    guess = np.zeros(n) if z is None else np.asarray(z, dtype=float)
+    seen: set[bytes] = set()
+    for _ in range(passes):
+        key = state.tobytes()
+        if key in seen:
+            return
+        seen.add(key)
+        y = np.where(state < 0, lo, np.where(state > 0, hi, guess))
+        I = np.flatnonzero(state == 0)
+        if I.size:
+            A = M[np.ix_(I, I)]
+            d = solve_or_lstsq(A, scaled_residual(M[I], y, q[I])[0])
+            if d is None:
+                return
+            y[I] -= d
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", sla.LinAlgWarning)
+                    lu = sla.lu_factor(A, check_finite=False)
+                dg = np.abs(np.diag(lu[0]))
+                if dg.min() > 1e-14 * max(dg.max(), 1e-300):
+                    y = _refine_rows(M, q, y, I, lu)
+            except (ValueError, np.linalg.LinAlgError):
+                pass
+        if not np.all(np.isfinite(y)):
+            return
+        yield y
+        w = scaled_residual(M, y, q)[0]
+        new = state.copy()
+        new[(state == 0) & (y < lo)] = -1
+        new[(state == 0) & (y > hi)] = 1
+        new[~fixed & (((state < 0) & (w < 0)) | ((state > 0) & (w > 0)))] = 0
+        if np.array_equal(new, state):
+            return
+        yield np.clip(y, lo, hi)
+        guess, state = y, new
+
+
+def best_box_point(problem, z: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray) -> np.ndarray:
+    """The point with the smallest residual among ``z`` clipped to the box and its polished copies
+    (:func:`box_candidates` on the problem's own data)."""
+    M, q, lo, hi = as_box(problem)
+    best = np.clip(np.asarray(z, dtype=float), lo, hi)
+    value = problem.residual(best).value
+    try:
+        for y in box_candidates(M, q, lo, hi, at_lo, at_hi, best):
+            v = problem.residual(y).value
+            if v < value:
+                best, value = y, v
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+        pass
+    return best
+
+
+def as_box(problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(M, q, lower, upper)`` of an LCP, mixed LCP or box LCP."""
+    n = problem.q.shape[0]
+    if isinstance(problem, BoxLCP):
+        return problem.M, problem.q, problem.lower, problem.upper
+    free = getattr(problem, "free", np.zeros(n, dtype=bool))
+    return problem.M, problem.q, np.where(free, -np.inf, 0.0), np.full(n, np.inf)
+
+
+def exact_box_point(
+    M: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray
+) -> np.ndarray | None:
+    """The solution of a box LCP on a given support in exact arithmetic (the data as rationals), rounded
+    to floats; None when the support holds no solution (a sign fails exactly, or the interior rows are
+    inconsistent).  Small problems only: the cost is a rational elimination of the interior block."""
+    n = q.shape[0]
+    fixed = lo == hi
+    state = np.where(at_lo | fixed, -1, np.where(at_hi, 1, 0))
+    F = [[Fraction(v) for v in row] for row in M.tolist()]
+    qf = [Fraction(v) for v in q.tolist()]
+    y: list[Fraction] = [Fraction(0)] * n
+    for i in range(n):
+        if state[i] != 0:
+            y[i] = Fraction(float(lo[i] if state[i] < 0 else hi[i]))
+    I = np.flatnonzero(state == 0).tolist()
+    B = [i for i in range(n) if state[i] != 0]
+    if I:
+        rows = [[F[i][j] for j in I] for i in I]
+        rhs = [-(qf[i] + sum(F[i][j] * y[j] for j in B if F[i][j])) for i in I]
+        sol = solve_rational(rows, rhs, [Fraction(0)] * len(I))
+        if sol is None:
+            return None
+        for i, v in zip(I, sol):
+            y[i] = v
+    for i in range(n):
+        if state[i] == 0 and (
+            (math.isfinite(lo[i]) and y[i] < Fraction(float(lo[i])))
+            or (math.isfinite(hi[i]) and y[i] > Fraction(float(hi[i])))
+        ):
+            return None
+        if state[i] != 0 and not fixed[i]:
+            w = qf[i] + sum(F[i][j] * y[j] for j in range(n) if F[i][j] and y[j])
+            if (state[i] < 0 and w < 0) or (state[i] > 0 and w > 0):
+                return None
+    try:
+        return np.array([float(v) for v in y])
+    except OverflowError:
+        return None
