@@ -148,7 +148,7 @@ def test_batch_shared_matrix_and_bad_input():
 def test_solve_rejects_unknown_method_option_and_problem():
     p = ccp.LCP(np.eye(2), [1.0, 1.0])
     with pytest.raises(
-        ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'merit', 'pgs'"
+        ccp.UnknownMethodError, match="available: 'bpp', 'enumerate', 'interior-point', 'lemke', 'merit', 'milp', 'pgs'"
     ):
         ccp.solve(p, "simplex")
     with pytest.raises(ccp.UnknownMethodError, match="does not apply"):
@@ -159,7 +159,7 @@ def test_solve_rejects_unknown_method_option_and_problem():
         ccp.solve(p, tol=-1.0)
     with pytest.raises(ccp.InvalidProblemError, match="problem: must be a contactcp problem"):
         ccp.solve({"M": 1})
-    assert ccp.methods(p) == ["bpp", "enumerate", "interior-point", "lemke", "merit", "pgs"]
+    assert ccp.methods(p) == ["bpp", "enumerate", "interior-point", "lemke", "merit", "milp", "pgs"]
     assert "lemke" in ccp.methods()
 
 
