@@ -37,29 +37,24 @@ __all__ = ["candidates", "better", "finish_linear", "as_box", "box_candidates", 
 STEPS = 4
 
 
-def _refine(A: np.ndarray, zS: np.ndarray, qS: np.ndarray) -> np.ndarray:
-    """``zS`` with ``A zS + qS`` driven towards 0 by LU steps on doubled-precision residuals (unchanged
-    when ``A`` cannot be factorised well)."""
+def _factor(A: np.ndarray):
+    """The LU factors of ``A``, or None when it cannot be factorised well (a pivot below
+    ``1e-14`` times the largest)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             lu = sla.lu_factor(A, check_finite=False)
     except (ValueError, np.linalg.LinAlgError):
-        return zS
+        return None
     d = np.abs(np.diag(lu[0]))
-    if not d.min() > 1e-14 * max(d.max(), 1e-300):
-        return zS
-    for _ in range(STEPS):
-        r = scaled_residual(A, zS, qS)[0]
-        if not np.all(np.isfinite(r)):
-            break
-        dz = sla.lu_solve(lu, r, check_finite=False)
-        if not np.all(np.isfinite(dz)):
-            break
-        zS = zS - dz
-        if np.max(np.abs(dz), initial=0.0) <= 1e-17 * max(np.max(np.abs(zS), initial=0.0), 1e-300):
-            break
-    return zS
+    return lu if d.min() > 1e-14 * max(d.max(), 1e-300) else None
+
+
+def _refine(A: np.ndarray, zS: np.ndarray, qS: np.ndarray) -> np.ndarray:
+    """``zS`` with ``A zS + qS`` driven towards 0 by LU steps on doubled-precision residuals (unchanged
+    when ``A`` cannot be factorised well)."""
+    lu = _factor(A)
+    return zS if lu is None else _refine_rows(A, qS, zS, np.arange(zS.shape[0]), lu)
 
 
 def candidates(problem, x: np.ndarray, free: np.ndarray | None = None, passes: int = 3) -> Iterator[np.ndarray]:
@@ -182,15 +177,9 @@ def box_candidates(
             if d is None:
                 return
             y[I] -= d
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", sla.LinAlgWarning)
-                    lu = sla.lu_factor(A, check_finite=False)
-                dg = np.abs(np.diag(lu[0]))
-                if dg.min() > 1e-14 * max(dg.max(), 1e-300):
-                    y = _refine_rows(M, q, y, I, lu)
-            except (ValueError, np.linalg.LinAlgError):
-                pass
+            lu = _factor(A)
+            if lu is not None:
+                y = _refine_rows(M, q, y, I, lu)
         if not np.all(np.isfinite(y)):
             return
         yield y
