@@ -217,6 +217,7 @@ def main(argv=None) -> int:
         "load_before": load_before,
         "load_after": ", ".join(f"{v:.2f}" for v in os.getloadavg()),
         "elapsed": elapsed,
+        "methods": None if only_methods is None else sorted(only_methods),
     }
     if out:
         text = render(meta, cases, records, lambda k: _data_inline(ccp, args.seed, k))

@@ -89,18 +89,26 @@ def _scaled(w: Fraction, s: Fraction) -> Fraction:
     return Fraction(0) if w == 0 else Fraction(10**300) * (1 if w > 0 else -1)
 
 
+def _point_rows(M, q, z) -> tuple[list[Fraction], list[Fraction]] | None:
+    """``(z, [w_i / s_i])`` exactly, or None when ``z`` is missing, of the wrong size or not finite (a
+    point that can never count as solved)."""
+    if z is None or len(z) != len(q) or not finite(z):
+        return None
+    w = exact_affine(M, z, q)
+    s = _row_scales(M, q, z)
+    return frac_vector(z), [_scaled(w[i], s[i]) for i in range(len(q))]
+
+
 def lcp_residual(M, q, z, free=None) -> tuple[Fraction | None, int]:
     """The contract's residual of LCP / MixedLCP, exactly: ``max_i e_i`` with
     ``e_i = |min(z_i, w_i / s_i)|`` on complementarity rows and ``|w_i| / s_i`` on free rows
     (``w_i / s_i := 0`` on a zero row, whose ``w_i`` is exactly 0).  Returns (value, worst row)."""
-    if z is None or len(z) != len(q) or not finite(z):
+    rows = _point_rows(M, q, z)
+    if rows is None:
         return None, -1
-    w = exact_affine(M, z, q)
-    s = _row_scales(M, q, z)
-    zf = frac_vector(z)
+    zf, wss = rows
     best, arg = Fraction(0), -1
-    for i in range(len(q)):
-        ws = _scaled(w[i], s[i])
+    for i, ws in enumerate(wss):
         e = abs(ws) if (free is not None and free[i]) else abs(min(zf[i], ws))
         if e > best:
             best, arg = e, i
@@ -109,16 +117,15 @@ def lcp_residual(M, q, z, free=None) -> tuple[Fraction | None, int]:
 
 def box_residual(M, q, lower, upper, z) -> tuple[Fraction | None, int]:
     """BoxLCP: ``e_i = |z_i - mid(l_i, u_i, z_i - w_i / s_i)|`` and any bound violation, exactly."""
-    if z is None or len(z) != len(q) or not finite(z):
+    rows = _point_rows(M, q, z)
+    if rows is None:
         return None, -1
-    w = exact_affine(M, z, q)
-    s = _row_scales(M, q, z)
-    zf = frac_vector(z)
+    zf, wss = rows
     best, arg = Fraction(0), -1
-    for i in range(len(q)):
+    for i, ws in enumerate(wss):
         lo = Fraction(float(lower[i])) if math.isfinite(lower[i]) else None
         hi = Fraction(float(upper[i])) if math.isfinite(upper[i]) else None
-        v = zf[i] - _scaled(w[i], s[i])
+        v = zf[i] - ws
         if hi is not None:
             v = min(v, hi)
         if lo is not None:

@@ -53,8 +53,13 @@ def _header(meta, nrec) -> list[str]:
         L.append(f"- {meta['note']}")
     return L + [
         f"- seed {meta['seed']}; {meta['n_problems']} problems; {nrec} solver runs "
-        f"(every method of `contactcp.methods(problem)` plus the default `contactcp.solve(problem)`); "
-        f"tol {meta['tol']:g}; per-solve timeout {meta['timeout']:g} s of CPU time; {meta['workers']} worker processes",
+        + (
+            "(every method of `contactcp.methods(problem)` plus the default `contactcp.solve(problem)`); "
+            if not meta.get("methods")
+            else f"(the methods {', '.join(meta['methods'])} where they apply; default = `contactcp.solve(problem)`); "
+        )
+        + f"tol {meta['tol']:g}; per-solve timeout {meta['timeout']:g} s of CPU time; "
+        f"{meta['workers']} worker processes",
         f"- contactcp {meta['version']} under test: {meta.get('under_test', '?')}; harness at commit "
         f"{meta['commit']}; numpy {meta['numpy']}; python {meta['python']}",
         f"- machine: {meta['cpus']} CPUs; load average {meta['load_before']} before, {meta['load_after']} after; "

@@ -118,7 +118,9 @@ def test_summary_arithmetic():
 def test_fclib_smoke(tmp_path):
     out, js = tmp_path / "fclib.md", tmp_path / "fclib.json"
     proc = subprocess.run(
-        [sys.executable, BENCH / "fclib.py", "--smoke", "--out", out, "--json", js],
+        # the project's own copy of the sample, whatever ../shared holds on this machine
+        [sys.executable, BENCH / "fclib.py", "--smoke", "--no-shared", ROOT / "tests" / "data" / "fclib", "--out", out]
+        + ["--json", js],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -131,10 +133,12 @@ def test_fclib_smoke(tmp_path):
     assert set(SMOKE_LOCAL) <= set(default), log
     for name in SMOKE_LOCAL:  # small, well-posed: the default chain solves them (checked by the benchmark)
         r = default[name]
-        assert r["status"] in ("SOLVED", "TIMEOUT"), r
+        assert r["status"] in ("SOLVED", "TIMEOUT"), r  # a timeout only under heavy load, and never a claim
         if r["status"] == "SOLVED":
             assert r["residual"] <= 1e-8 and r["claimed"] is True, r
-    assert all(r["status"] in ("SOLVED", "FAIL", "TIMEOUT", "ERROR", "SKIPPED") for r in recs)
+        else:
+            assert not r.get("claimed"), r
+    assert any(default[name]["status"] == "SOLVED" for name in SMOKE_LOCAL), log
     text = out.read_text()
     assert "## Local problems" in text and all(f"| {name} |" in text for name in SMOKE_LOCAL)
     assert (tmp_path / "fclib_profile.png").stat().st_size > 1000

@@ -171,7 +171,7 @@ def test_fclib_out_writes_problem_and_solution(tmp_path, capsys):
     sol = back.solutions[0]
     p = back.global_.to_problem()
     assert p.residual(np.concatenate([sol.v, sol.r])).value <= 1e-9
-    # the local form of the same file, through --form, with its own solution
+    # a local file (its form found by the reader), written back with its own solution
     local = tmp_path / "local.hdf5"
     assert main(["fclib", str(FCLIB / "local" / "FC3D_Example1.hdf5"), "--out", str(local)]) == 0
     back = read_fclib(local)

@@ -97,13 +97,13 @@ class Polyhedron:
         self.n = A.shape[1]
         self.A_full, self.b_full = A, b
         self.empty_rows: Farkas | None = None
-        A, b = self._independent_rows(A, b)
-        # equilibrate: unit rows, and b scaled to max |b| = 1 (x = sigma x_internal), so HiGHS's
-        # absolute tolerances mean the same thing for millimetres per second as for metres
+        # equilibrate: unit rows (before the rank test, so that a row of small data is not taken for a
+        # dependent one), and b scaled to max |b| = 1 (x = sigma x_internal), so HiGHS's absolute
+        # tolerances mean the same thing for millimetres per second as for metres
         rn = np.linalg.norm(A, axis=1)
         rn[rn == 0] = 1.0
-        self._rn = rn
-        A, b = A / rn[:, None], b / rn
+        A, b = self._independent_rows(A / rn[:, None], b / rn, rn)
+        self._rn = rn[self._keep]
         self.sigma = float(np.abs(b).max(initial=0.0)) or 1.0
         self.A, self.b = A, b / self.sigma
         self.m = A.shape[0]
@@ -133,33 +133,31 @@ class Polyhedron:
         h.passModel(lp)
         self.h = h
 
-    def _independent_rows(self, A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Drop dependent rows (QR with column pivoting on A^T, rows scaled to unit norm first so that a
-        row of small data is not taken for a dependent one); an inconsistent dependent row means the
-        polyhedron is empty, recorded in ``empty_rows``."""
+    def _independent_rows(self, A: np.ndarray, b: np.ndarray, rn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Drop dependent rows of the unit rows ``A`` (QR with column pivoting on A^T); an inconsistent
+        dependent row means the polyhedron is empty, recorded in ``empty_rows`` (the caller's row
+        ``k`` is ``rn_k`` times row ``k`` of ``A``)."""
         self._keep = np.arange(A.shape[0])
         if A.shape[0] == 0:
             return A, b
-        rn = np.linalg.norm(A, axis=1)
-        rn[rn == 0] = 1.0
-        An, bn = A / rn[:, None], b / rn
-        _, R, piv = sla.qr(An.T, mode="economic", pivoting=True)
+        _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
         tol = max(A.shape) * np.finfo(float).eps * max(d.max(initial=0.0), 1.0) * 1e3
         r = int((d > tol).sum())
         keep = np.sort(piv[:r])
         if r < A.shape[0]:
             # consistency of the dropped rows with the kept ones
-            coef, *_ = np.linalg.lstsq(An[keep].T, An.T, rcond=None)
-            resid = bn - coef.T @ bn[keep]
-            bad = np.flatnonzero(np.abs(resid) > 1e-9 * max(1.0, np.abs(bn).max()))
+            coef, *_ = np.linalg.lstsq(A[keep].T, A.T, rcond=None)
+            resid = b - coef.T @ b[keep]
+            bad = np.flatnonzero(np.abs(resid) > 1e-9 * max(1.0, np.abs(b).max()))
             if bad.size:
                 i = bad[0]
                 u = np.zeros(A.shape[0])
                 u[i] = 1.0
                 u[keep] = -coef[:, i]
-                u /= rn  # a vector of the unit rows, on the caller's rows
-                u *= -np.sign(u @ b) if u @ b != 0 else 1.0
+                u /= rn  # on the caller's rows, whose b is rn * b
+                ub = u @ (rn * b)
+                u *= -np.sign(ub) if ub != 0 else 1.0
                 self.empty_rows = self.certified(self._original(u, np.arange(A.shape[1]), reduced=False))
         self._keep = keep
         return A[keep], b[keep]

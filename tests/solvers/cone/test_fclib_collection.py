@@ -1,6 +1,8 @@
 """Real problems (the FCLIB sample of Siconos' test collection, tests/data/fclib): the default chain
-solves each one, checked by the tests' own measure on the file's data; global problems by their
-own equilibrium and Coulomb errors; the global and local forms of one problem agree."""
+solves each local file that it solves within a few seconds (all but the three in ``SLOW``, which
+only benchmarks/fclib.py runs), checked by the tests' own measure on the file's data; every global
+file, checked by its own equilibrium and Coulomb errors; the global and local forms of one problem
+agree."""
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from support.paths import DATA
 TOL = 1e-8
 LOCAL = sorted((DATA / "fclib" / "local").glob("*.hdf5"))
 GLOBAL = sorted((DATA / "fclib" / "global").glob("*.hdf5"))
-#: the local files that take more than a few seconds today (issue 13 makes them fast)
+#: the local files that take more than a few seconds today (benchmarks/fclib.py measures them)
 SLOW = {"KaplasTower-i1061-4", "RockPile_tob1", "Capsules-i122-1617"}
 
 

@@ -121,8 +121,8 @@ def finish_linear(problem, x: np.ndarray) -> np.ndarray | None:
             ws = np.where(s > 0, w / np.where(s > 0, s, 1.0), 0.0)
             at_lo = np.isfinite(lo) & (x - lo <= np.maximum(ws, 0.0))
             at_hi = ~at_lo & np.isfinite(hi) & (hi - x <= np.maximum(-ws, 0.0))
-        z = best_box_point(problem, x, at_lo, at_hi)
-        return None if problem.residual(z).value >= problem.residual(x).value else z
+        z, value = best_box_point(problem, x, at_lo, at_hi)
+        return None if value >= problem.residual(x).value else z
     z, done = better(problem, x, getattr(problem, "free", None))
     return z if done else None
 
@@ -194,9 +194,9 @@ def box_candidates(
         guess, state = y, new
 
 
-def best_box_point(problem, z: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray) -> np.ndarray:
-    """The point with the smallest residual among ``z`` clipped to the box and its polished copies
-    (:func:`box_candidates` on the problem's own data)."""
+def best_box_point(problem, z: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(point, residual)``: the point with the smallest residual among ``z`` clipped to the box and
+    its polished copies (:func:`box_candidates` on the problem's own data)."""
     M, q, lo, hi = as_box(problem)
     best = np.clip(np.asarray(z, dtype=float), lo, hi)
     value = problem.residual(best).value
@@ -207,16 +207,13 @@ def best_box_point(problem, z: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray)
                 best, value = y, v
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):
         pass
-    return best
+    return best, value
 
 
 def as_box(problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(M, q, lower, upper)`` of an LCP, mixed LCP or box LCP."""
-    n = problem.q.shape[0]
-    if isinstance(problem, BoxLCP):
-        return problem.M, problem.q, problem.lower, problem.upper
-    free = getattr(problem, "free", np.zeros(n, dtype=bool))
-    return problem.M, problem.q, np.where(free, -np.inf, 0.0), np.full(n, np.inf)
+    """``(M, q, lower, upper)`` of an LCP, mixed LCP or box LCP (its Farkas system's data)."""
+    s = problem.farkas_system()
+    return s.G, s.h, s.lower, s.upper
 
 
 def exact_box_point(
