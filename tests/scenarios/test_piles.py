@@ -80,3 +80,22 @@ def test_bad_parameters_name_the_field(call, field):
     with pytest.raises(InvalidProblemError) as e:
         call()
     assert e.value.field == field
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"mu": "a"}, "mu"),
+        ({"mu": None}, "mu"),
+        ({"mu": (0.1,)}, "mu"),
+        ({"mu": (0.8, 0.2)}, "mu"),
+        ({"mu": [0.1, 0.2, 0.3]}, "mu"),
+        ({"mu": -1.0}, "mu"),
+        ({"seed": "x"}, "seed"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_friction_and_seed_name_the_field(kw, field):
+    for make in (piles.box_stack, piles.box_wall, piles.sphere_pile):
+        with pytest.raises(ccp.InvalidProblemError, match=f"^{field}"):
+            make(**kw)

@@ -60,7 +60,8 @@ class Arm:
         s(self, "tau", np.zeros(n) if self.tau is None else vector(self.tau, f"{name}.tau", n))
 
 
-def _skew(r: np.ndarray) -> np.ndarray:
+def skew(r: np.ndarray) -> np.ndarray:
+    """The cross-product matrix: ``skew(r) @ x = r x x``."""
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
 
@@ -219,13 +220,13 @@ class MultibodySystem:
             cols = slice(d * j, d * j + d)
             body = self.bodies[c.body]
             r = c.point - body.p
-            Wfull = np.vstack([C, _skew(r) @ C])
+            Wfull = np.vstack([C, skew(r) @ C])
             H[c.body * bd : (c.body + 1) * bd, cols] += Wfull[sel]
             acc = cross3(body.omega, cross3(body.omega, r))
             if isinstance(c.other, Body):
                 ob = self.bodies[c.other.index]
                 ro = c.point - ob.p
-                H[c.other.index * bd : (c.other.index + 1) * bd, cols] -= np.vstack([C, _skew(ro) @ C])[sel]
+                H[c.other.index * bd : (c.other.index + 1) * bd, cols] -= np.vstack([C, skew(ro) @ C])[sel]
                 acc = acc - cross3(ob.omega, cross3(ob.omega, ro))
             elif isinstance(c.other, Link):
                 J, bias = arm_terms[c.other.arm][2][j]

@@ -28,8 +28,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
-from contactcp._validate import integer, number
+from contactcp._validate import integer, number, positive_int
 from contactcp.errors import InvalidProblemError
+from contactcp.models.contacts import contact_frame
+from contactcp.models.system import skew
 from contactcp.problems import GlobalFrictionContactProblem
 from contactcp.problems.generators import Seed
 
@@ -56,19 +58,6 @@ class _Scene:
         return len(self.centres) - 1
 
 
-def _frame(n: np.ndarray) -> np.ndarray:
-    """Columns ``n, t1, t2``: an orthonormal frame with ``n`` first."""
-    n = n / np.linalg.norm(n)
-    a = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    t1 = np.cross(n, a)
-    t1 /= np.linalg.norm(t1)
-    return np.column_stack([n, t1, np.cross(n, t1)])
-
-
-def _skew(d: np.ndarray) -> np.ndarray:
-    return np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-
-
 def _problem(scene: _Scene, mu, h: float, push: float, rng: np.random.Generator) -> GlobalFrictionContactProblem:
     nb, nc = len(scene.centres), len(scene.contacts)
     M = sp.block_diag(
@@ -80,7 +69,7 @@ def _problem(scene: _Scene, mu, h: float, push: float, rng: np.random.Generator)
         for body, sign in ((a, 1.0), (b, -1.0)):
             if body < 0:
                 continue
-            J = sign * F.T @ np.hstack([np.eye(3), -_skew(p - scene.centres[body])])  # 3 x 6
+            J = sign * F.T @ np.hstack([np.eye(3), -skew(p - scene.centres[body])])  # 3 x 6
             r, c = np.nonzero(np.ones_like(J))
             rows.append(6 * body + c)
             cols.append(3 * i + r)
@@ -93,7 +82,7 @@ def _problem(scene: _Scene, mu, h: float, push: float, rng: np.random.Generator)
     v0 = np.zeros((nb, 6))
     v0[:, :3] = 0.01 * rng.standard_normal((nb, 3))
     f = M @ v0.reshape(-1) + h * force.reshape(-1)
-    mu_arr = np.full(nc, float(mu)) if np.ndim(mu) == 0 else rng.uniform(mu[0], mu[1], nc)
+    mu_arr = np.full(nc, mu[0]) if mu[0] == mu[1] else rng.uniform(mu[0], mu[1], nc)
     return GlobalFrictionContactProblem(M, H, f, w, mu_arr)
 
 
@@ -104,7 +93,7 @@ def _box_inertia(mass: float, size: np.ndarray) -> np.ndarray:
 
 def _face_contacts(scene: _Scene, a: int, b: int, lo: np.ndarray, hi: np.ndarray, z: float, gap: float) -> None:
     """Four contacts at the corners of the rectangle ``[lo, hi]`` (x, y) at height ``z``, normal +z into ``a``."""
-    F = _frame(np.array([0.0, 0.0, 1.0]))
+    F = contact_frame(np.array([0.0, 0.0, 1.0]))
     for x in (lo[0], hi[0]):
         for y in (lo[1], hi[1]):
             scene.contacts.append((a, b, np.array([x, y, z]), F, gap))
@@ -115,6 +104,26 @@ def _check(n: int, name: str) -> int:
     if not 1 <= n <= MAX_BODIES:
         raise InvalidProblemError(name, f"must be in [1, {MAX_BODIES}], got {n}")
     return n
+
+
+def _mu_range(mu) -> tuple[float, float]:
+    """``mu`` as a range ``(lo, hi)``: a number, or two numbers with ``0 <= lo <= hi``."""
+    if isinstance(mu, (list, tuple, np.ndarray)):
+        if len(mu) != 2:
+            raise InvalidProblemError("mu", f"must be a number or a range (lo, hi), got {len(mu)} values")
+        lo, hi = number(mu[0], "mu[0]"), number(mu[1], "mu[1]")
+    else:
+        lo = hi = number(mu, "mu")
+    if not 0 <= lo <= hi < np.inf:
+        raise InvalidProblemError("mu", f"must satisfy 0 <= lo <= hi < inf, got ({lo}, {hi})")
+    return lo, hi
+
+
+def _rng(seed) -> np.random.Generator:
+    """The scene's random stream: a Generator as given, else a seed (an integer >= 0, or None)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(None if seed is None else positive_int(seed, "seed", minimum=0))
 
 
 def _step(h: float, push: float) -> tuple[float, float]:
@@ -142,7 +151,8 @@ def box_stack(
     n_boxes, columns = _check(n_boxes, "n_boxes"), _check(columns, "columns")
     _check(n_boxes * columns, "n_boxes * columns")
     h, push = _step(h, push)
-    rng = np.random.default_rng(seed)
+    mu = _mu_range(mu)
+    rng = _rng(seed)
     scene = _Scene([], [], [], [])
     for col in range(columns):
         base, below, lo_prev, hi_prev = 0.0, -1, None, None
@@ -166,7 +176,8 @@ def box_wall(
     rows, bricks = _check(rows, "rows"), _check(bricks, "bricks")
     _check(rows * bricks, "rows * bricks")
     h, push = _step(h, push)
-    rng = np.random.default_rng(seed)
+    mu = _mu_range(mu)
+    rng = _rng(seed)
     size = np.array([0.2, 0.1, 0.05])
     scene = _Scene([], [], [], [])
     prev: list[tuple[int, np.ndarray, np.ndarray]] = []
@@ -195,7 +206,8 @@ def sphere_pile(
     margin, and with the floor and walls (normals into the spheres)."""
     n = _check(n_spheres, "n_spheres")
     h, push = _step(h, push)
-    rng = np.random.default_rng(seed)
+    mu = _mu_range(mu)
+    rng = _rng(seed)
     side = max(2, int(np.ceil(np.sqrt(n / 3))))
     R0 = 0.05
     scene = _Scene([], [], [], [])
@@ -216,12 +228,12 @@ def sphere_pile(
         for nrm, off in walls:  # the wall {x : n . x = off}, spheres on its positive side
             gap = float(nrm @ c) - off - radii[k]
             if gap < margin:
-                scene.contacts.append((k, -1, c - radii[k] * nrm, _frame(nrm), max(gap, 0.0)))
+                scene.contacts.append((k, -1, c - radii[k] * nrm, contact_frame(nrm), max(gap, 0.0)))
     for j, k in sorted(cKDTree(np.array(centres)).query_pairs(2 * R0 + margin)):
         d = centres[k] - centres[j]
         dist = float(np.linalg.norm(d))
         gap = dist - radii[k] - radii[j]
         if gap < margin:
             nrm = d / dist
-            scene.contacts.append((k, j, centres[k] - radii[k] * nrm, _frame(nrm), max(gap, 0.0)))
+            scene.contacts.append((k, j, centres[k] - radii[k] * nrm, contact_frame(nrm), max(gap, 0.0)))
     return _problem(scene, mu, h, push, rng)

@@ -35,10 +35,12 @@ registry.set_default_chain(MixedLCP, "lemke", "merit", "milp", finish=finish_lin
 registry.set_default_chain(BoxLCP, "lemke", "milp", finish=finish_linear)
 #: friction-cone problems, local and global (the global ones on their local form); each step starts
 #: from the best point of the steps before it, but ADMM (whose warm starts were slower than cold ones
-#: on FCLIB's Kapla tower).  NSGS first: it solves most real problems in a few sweeps, and hands
-#: over early when its rate cannot reach the tolerance; the proximal-point method solves the
+#: on FCLIB's Kapla tower in a trial run, not recorded in a benchmark table).  NSGS first: it solves
+#: 8 of the 12 local FCLIB sample problems on its own (benchmarks/results/fclib.md), and hands over
+#: early when its rate cannot reach the tolerance; the proximal-point method solves the
 #: rank-deficient ones (capsules, stacks, walls); Newton, ADMM and a long NSGS are the fallbacks.
-#: Measured on the FCLIB sample and scenarios.piles (benchmarks/fclib.py).
+#: The order was chosen on the FCLIB sample (benchmarks/fclib.py) and the piles of scenarios.piles
+#: (tests/scenarios/test_piles.py solves them).
 FRICTION_CHAIN = (
     ("nsgs", {"give_up": True}),
     ("prox", {"restarts": 6}),

@@ -13,8 +13,10 @@ formulations and numerical comparisons*, 2018).  The penalty ``ρ`` follows the 
 rule (Boyd et al., §3.4.1): doubled while the primal residual ``||r − z||`` exceeds ten times the
 dual one ``ρ ||z − z_prev||``, halved in the opposite case, each change refactoring ``W + ρ I``
 (sparse LU for sparse ``W``, so ``W`` stays sparse; dense LU otherwise).  A rank-deficient or
-slightly non-symmetric ``W`` needs nothing special: ``W + ρ I`` is nonsingular for every ``ρ > 0``
-that exceeds the most negative eigenvalue of ``W``'s symmetric part.
+slightly non-symmetric ``W`` needs nothing special: ``W + ρ I`` is nonsingular for every ``ρ`` above
+minus the most negative eigenvalue of ``W``'s symmetric part (for a positive semidefinite part,
+every ``ρ > 0``); a smaller ``ρ`` on an indefinite ``W`` may leave it singular, and the factorisation
+failure ends the method with ``NUMERICAL_FAILURE``.
 
 The answer is ``z`` (in the cones), certified by the problem's own residual.
 """

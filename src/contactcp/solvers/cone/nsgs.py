@@ -41,8 +41,9 @@ def nsgs(
     Options
     -------
     max_sweeps : sweeps over all contacts (default 1000)
-    local_iter : fixed-point iterations of each local solve (default 10: on the Kapla tower of FCLIB's
-        sample, 50 took three times as long for the same number of sweeps)
+    local_iter : fixed-point iterations of each local solve (default 10; in a trial run on the Kapla
+        tower of FCLIB's sample, not recorded in a benchmark table, 50 took three times as long for
+        the same number of sweeps)
     r0 : starting reactions (default zero)
     give_up : stop early when the residual's observed rate of decrease (over the last 64 sweeps)
         cannot reach ``tol`` within four times the sweeps left (default False; the default chain
