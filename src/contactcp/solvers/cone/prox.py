@@ -75,10 +75,12 @@ def prox(
     problem, r, k = homogeneous.apply(problem, r)
     raw = _prox(problem, tol, max_outer, inner_iter, rho, r)
     rng = None
+    value = None
     for attempt in range(restarts):
         if raw.status is Status.SOLVED:
             break
         rng = rng or np.random.default_rng(seed)
+        value = problem._certify(raw.x, None)[0].value if value is None else value
         # a run still converging (its residual fell tenfold over its second half) goes on from its
         # end point; a stalled one starts again from a random point
         going = raw.stats.get("progress", 1.0) < 0.1
@@ -87,13 +89,13 @@ def prox(
         again.stats["restart"] = attempt + 1
         again.stats["continued"] = going
         again.iterations += raw.iterations
-        if (
-            again.status is Status.SOLVED
-            or problem._certify(again.x, None)[0].value < problem._certify(raw.x, None)[0].value
-        ):
-            raw = again
+        again_value = problem._certify(again.x, None)[0].value
+        if again.status is Status.SOLVED or again_value < value:
+            raw, value = again, again_value
         else:
             raw.iterations = again.iterations
+            if going:  # the run is deterministic: continuing the same point again would repeat it
+                raw.stats["progress"] = 1.0
     raw.x, raw.w = homogeneous.invert(raw.x, k), homogeneous.invert(raw.w, k)
     return raw
 
