@@ -50,18 +50,23 @@ class BlockSolver:
         _, labels = connected_components(pattern, directed=False)
         order = np.argsort(labels, kind="stable")
         bounds = np.flatnonzero(np.diff(labels[order])) + 1
-        self.blocks = np.split(order, bounds) if n else []
-        self.label = labels
+        blocks = np.split(order, bounds) if n else []
+        # one-entry blocks (a diagonal mass matrix: principal-axis inertia) in one vector; the others
+        # factored one by one
+        self.diag_rows = np.sort(np.concatenate([b for b in blocks if b.size == 1] or [np.zeros(0, dtype=np.intp)]))
+        self.diag = M.diagonal()[self.diag_rows]
+        zero = np.flatnonzero(self.diag == 0.0)
+        if zero.size:
+            raise InvalidProblemError(field, f"is singular: its block at row {self.diag_rows[zero[0]]} is zero")
+        self.blocks = [b for b in blocks if b.size > 1]
         self._factors = [self._factor(M, idx) for idx in self.blocks]
 
     def _factor(self, M: sp.csr_matrix, idx: np.ndarray):
         B = M[idx][:, idx].toarray()
         big = float(np.abs(B).max(initial=0.0))
-        where = f"rows {idx.min()}..{idx.max()}" if idx.size > 1 else f"row {idx[0]}"
+        where = f"rows {idx.min()}..{idx.max()}"
         if big == 0.0:
             raise InvalidProblemError(self.field, f"is singular: its block at {where} is zero")
-        if idx.size == 1:
-            return ("diag", B[0, 0])
         if np.array_equal(B, B.T):
             try:
                 c = sla.cho_factor(B, check_finite=False)
@@ -79,8 +84,6 @@ class BlockSolver:
     @staticmethod
     def _apply(factor, b: np.ndarray) -> np.ndarray:
         kind, f = factor
-        if kind == "diag":
-            return b / f
         if kind == "chol":
             return sla.cho_solve(f, b, check_finite=False)
         return sla.lu_solve(f, b, check_finite=False)
@@ -89,6 +92,8 @@ class BlockSolver:
         """``M^{-1} b`` (``b`` a vector or a dense matrix with ``n`` rows)."""
         b = np.asarray(b, dtype=np.float64)
         out = np.empty_like(b)
+        d = self.diag_rows
+        out[d] = b[d] / (self.diag if b.ndim == 1 else self.diag[:, None])
         for idx, fac in zip(self.blocks, self._factors):
             out[idx] = self._apply(fac, b[idx])
         return out
@@ -98,7 +103,8 @@ class BlockSolver:
         H = sp.csr_matrix(H, dtype=np.float64)
         if H.shape[0] != self.n:
             raise InvalidProblemError("H", f"has {H.shape[0]} rows, M has {self.n}")
-        rows, cols, vals = [], [], []
+        D = (sp.diags(1.0 / self.diag) @ H[self.diag_rows]).tocoo()
+        rows, cols, vals = [self.diag_rows[D.row]], [D.col], [D.data]
         for idx, fac in zip(self.blocks, self._factors):
             Hc = H[idx]
             used = np.unique(Hc.indices)
@@ -109,6 +115,4 @@ class BlockSolver:
             rows.append(idx[r])
             cols.append(used[c])
             vals.append(X[r, c])
-        if not rows:
-            return sp.csc_matrix(H.shape)
         return sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=H.shape)
