@@ -32,13 +32,11 @@ from contactcp._validate import integer, real_array, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
+from contactcp.problems._coulomb import coulomb_parts
 from contactcp.problems.friction import (
     FrictionContactProblem,
     _ldexp,
-    cone_violation,
-    desaxce,
     friction_coefficients,
-    project_cones,
 )
 from contactcp.result import Residual
 
@@ -102,6 +100,8 @@ class GlobalFrictionContactProblem(Problem):
         self._terms = (row_terms, H.getnnz(axis=0).max(initial=0) + 2)
         self._q: np.ndarray | None = None
         self._local: FrictionContactProblem | None = None
+        self._mu_max = float(mu_arr.max(initial=0.0))
+        self._data_max: float | None = None  # max |f|, |w|, |q|, at the first certification
         self._freeze()
 
     # ------------------------------------------------------------------ sizes and views
@@ -156,8 +156,10 @@ class GlobalFrictionContactProblem(Problem):
         if not np.all(np.isfinite(x)):
             return Residual(inf, inf, inf, inf, inf, inf, 1.0), np.full(self.w.shape[0], np.nan)
         # positively homogeneous in (v, r, f, w): evaluate on data scaled by a power of two into range
-        big = max(float(np.abs(x).max(initial=0.0)), float(np.abs(self.f).max(initial=0.0)))
-        big = max(big, float(np.abs(self.w).max(initial=0.0)), float(np.abs(self.q).max(initial=0.0)))
+        if self._data_max is None:  # the data's part, fixed: computed once
+            data = max(float(np.abs(a).max(initial=0.0)) for a in (self.f, self.w, self.q))
+            object.__setattr__(self, "_data_max", data)
+        big = max(float(np.abs(x).max(initial=0.0)), self._data_max)
         k = math.frexp(big)[1] if big > 0 else 0
         xs, fs, ws, qs = (np.ldexp(a, -k) for a in (x, self.f, self.w, self.q))
         v, r = xs[: self.n_v], xs[self.n_v :]
@@ -177,24 +179,21 @@ class GlobalFrictionContactProblem(Problem):
         du = col_terms * _EPS * (Habs.T @ np.abs(v) + np.abs(ws))
         if not (np.all(np.isfinite(us)) and np.all(np.isfinite(eq))):
             return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
-        d, mu = self.dim, self.mu
-        nat = float(np.linalg.norm(r - project_cones(r - desaxce(us, mu, d), mu, d)))
-        mu_max = float(mu.max(initial=0.0))
-        slack = (1.0 + mu_max) * float(np.linalg.norm(du)) + 32.0 * _EPS * (
-            float(np.linalg.norm(r)) + (1.0 + mu_max) * float(np.linalg.norm(us))
+        # the same compiled pass over the contacts as the local problem's residual
+        nat, cone, dual, comp, nr, nu = coulomb_parts(
+            np.ascontiguousarray(r), np.ascontiguousarray(us), self.mu, self.dim
         )
+        mu_max = self._mu_max
+        slack = (1.0 + mu_max) * float(np.linalg.norm(du)) + 32.0 * _EPS * (nr + (1.0 + mu_max) * nu)
         nq = float(np.linalg.norm(qs))
         coulomb = (nat + slack) / nq if nq > 0 else _ldexp(nat + slack, k)
-        uhat = desaxce(us, mu, d)
-        U = uhat.reshape(-1, d)
-        dual = float(max(0.0, np.max(mu * np.linalg.norm(U[:, 1:], axis=1) - U[:, 0], initial=0.0)))
         value = max(coulomb, equilibrium) * (1.0 + 8.0 * _EPS)
         return Residual(
             value,
             _ldexp(nat, k),
-            _ldexp(cone_violation(r, mu, d), k),
+            _ldexp(cone, k),
             _ldexp(dual, k),
-            _ldexp(_ldexp(float(abs(r @ uhat)), k), k),
+            _ldexp(_ldexp(comp, k), k),
             _ldexp(float(np.abs(eq).max(initial=0.0)), k),
             _ldexp(nq, k) if nq > 0 else 1.0,
         ), np.ldexp(us, k)
