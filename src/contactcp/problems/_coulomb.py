@@ -15,6 +15,26 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def project_cone(x, mu, d):
+    """Project ``x`` (length ``d``, normal first) on ``{||x_T|| <= mu x_N}`` in place.  Inside means
+    ``x_N >= 0`` too (which matters when ``mu = 0``)."""
+    nt2 = 0.0
+    for k in range(1, d):
+        nt2 += x[k] * x[k]
+    nt = np.sqrt(nt2)
+    if x[0] >= 0.0 and nt <= mu * x[0]:
+        return
+    if mu * nt <= -x[0]:
+        for k in range(d):
+            x[k] = 0.0
+        return
+    pn = (mu * nt + x[0]) / (1.0 + mu * mu)
+    x[0] = pn
+    for k in range(1, d):
+        x[k] = mu * pn * x[k] / nt
+
+
 @njit(cache=True, nogil=True)
 def coulomb_parts(r, u, mu, d):
     """``(||natural map||, cone violation, dual violation, |r . uhat|, ||r||, ||u||)`` (unscaled)."""
@@ -39,19 +59,7 @@ def coulomb_parts(r, u, mu, d):
         x[0] = r[o] - uhat_n
         for k in range(1, d):
             x[k] = r[o + k] - u[o + k]
-        xt2 = 0.0
-        for k in range(1, d):
-            xt2 += x[k] * x[k]
-        xt = np.sqrt(xt2)
-        if not (x[0] >= 0.0 and xt <= m * x[0]):
-            if m * xt <= -x[0]:
-                for k in range(d):
-                    x[k] = 0.0
-            else:
-                pn = (m * xt + x[0]) / (1.0 + m * m)
-                x[0] = pn
-                for k in range(1, d):
-                    x[k] = m * pn * x[k] / xt
+        project_cone(x, m, d)
         for k in range(d):
             diff = r[o + k] - x[k]
             nat2 += diff * diff

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from contactcp.problems._coulomb import project_cone
+
 
 @njit(cache=True, nogil=True)
 def ac_phi_D(r, u, mu, rho, d, want_D):
@@ -81,26 +83,6 @@ def newton_matrix(W, D, rho, act, d):
             for l in range(d):
                 J[row, a * d + l] += (1.0 if k == l else 0.0) - D[i, k, l]
     return J
-
-
-@njit(cache=True, nogil=True, inline="always")
-def project_cone(x, mu, d):
-    """Project ``x`` (length ``d``, normal first) on ``{||x_T|| <= mu x_N}`` in place.  Inside means
-    ``x_N >= 0`` too (which matters when ``mu = 0``)."""
-    nt2 = 0.0
-    for k in range(1, d):
-        nt2 += x[k] * x[k]
-    nt = np.sqrt(nt2)
-    if x[0] >= 0.0 and nt <= mu * x[0]:
-        return
-    if mu * nt <= -x[0]:
-        for k in range(d):
-            x[k] = 0.0
-        return
-    pn = (mu * nt + x[0]) / (1.0 + mu * mu)
-    x[0] = pn
-    for k in range(1, d):
-        x[k] = mu * pn * x[k] / nt
 
 
 @njit(cache=True, nogil=True)
