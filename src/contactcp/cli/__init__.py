@@ -135,7 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="which problem of the file to solve (default: the local one if present, else the global one)",
     )
-    fc.add_argument("--out", metavar="SOLUTION.hdf5", help="write the problem and its solution as an FCLIB file")
+    fc.add_argument(
+        "--out",
+        metavar="SOLUTION.hdf5",
+        help="write the problem and the answer as an FCLIB file (the best attempt when none is certified: "
+        "the exit status and --json say which)",
+    )
     _common(
         fc,
         "nsgs, prox, newton or admm (a global problem runs them on its local form); default: the cone "

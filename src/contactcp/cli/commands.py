@@ -221,27 +221,22 @@ def _hand2d_map(args: argparse.Namespace) -> int:
 
 def _cmd_fclib(args: argparse.Namespace) -> int:
     from contactcp.errors import InvalidProblemError
-    from contactcp.io.fclib import FclibGlobal, FclibLocal, FclibSolution, read_fclib, write_global, write_local
+    from contactcp.io.fclib import FclibSolution, read_fclib, write_global, write_local
     from contactcp.solvers.registry import solve
 
     output_path(args.out, "--out", (".hdf5", ".h5"))
     data = read_fclib(args.file)
     form = args.form if args.form != "auto" else ("local" if data.local is not None else "global")
     fclib = data.local if form == "local" else data.global_
-    if fclib is None:
-        what = f"no {form} problem (no /fclib_{form} group)"
-        if args.form == "auto":
-            what = "no problem (neither an /fclib_local nor an /fclib_global group)"
-        raise InvalidProblemError("file", f"{args.file} has {what}")
+    if fclib is None:  # (read_fclib refuses a file with neither group)
+        raise InvalidProblemError("file", f"{args.file} has no {form} problem (no /fclib_{form} group)")
     problem = fclib.to_problem()
     result = solve(problem, args.method, tol=args.tol)
     v, r = (None, result.x) if form == "local" or result.x is None else problem.split(result.x)
     if args.out is not None and result.x is not None:
         solution = FclibSolution(v=v, u=result.w, r=r)
-        if form == "local":
-            write_local(args.out, FclibLocal.from_problem(problem, fclib.info), solution)
-        else:
-            write_global(args.out, FclibGlobal.from_problem(problem, fclib.info), solution)
+        # the problem as read (its info and matrix_info kept), with the answer
+        (write_local if form == "local" else write_global)(args.out, fclib, solution)
     if args.json:
         d = result.to_dict()
         out = {k: d[k] for k in ("status", "success", "residual", "iterations", "method", "message", "time")}
