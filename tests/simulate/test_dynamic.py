@@ -401,7 +401,7 @@ def test_newton_start_sweeps(sweeps):
     from contactcp.formulations.dynamic_cone import cone_problem
     from contactcp.problems.friction import cone_violation
     from contactcp.scenarios.random_dynamic import random_system
-    from contactcp.solvers.cone.kernels import gauss_seidel_sweeps
+    from contactcp.solvers.cone.kernels import sweeps as gauss_seidel_sweeps
 
     p = cone_problem(random_system(40, seed=21).dynamics())
     res = ccp.solve(p, "newton", tol=1e-10, sweeps=sweeps)

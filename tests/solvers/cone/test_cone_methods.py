@@ -9,7 +9,7 @@ import contactcp as ccp
 from contactcp.errors import InvalidOptionError
 from contactcp.io.fclib import read_fclib
 from contactcp.scenarios import piles
-from contactcp.solvers.cone.kernels import diagonal_blocks, gauss_seidel_sweeps, sweeps
+from contactcp.solvers.cone.kernels import diagonal_blocks, sweeps
 from support.oracles import coulomb_error
 from support.paths import DATA
 
@@ -32,7 +32,7 @@ def test_one_contact_known_answer(method, push, r):
 def test_sparse_sweep_is_the_dense_sweep():
     p = read_fclib(LOCAL / "OneObject-i1028-138.hdf5").local.to_problem()
     a, b = np.zeros(p.size), np.zeros(p.size)
-    gauss_seidel_sweeps(p.W.toarray(), p.q, p.mu, a, 3, 7, 10, np.zeros(p.n_c), 0.0)
+    sweeps(p.W.toarray(), p.q, p.mu, a, 3, 7, 10, np.zeros(p.n_c), 0.0)  # the dense kernel
     sweeps(p.W, p.q, p.mu, b, 3, 7, 10, np.zeros(p.n_c), 0.0)
     assert np.abs(a).max() > 0
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * np.abs(a).max())

@@ -289,59 +289,49 @@ def _local_solve(Wii, ui, r, o, mu_i, rho_i, d, local_iter, local_tol, x, ri):
 
 
 @njit(cache=True, nogil=True)
-def gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
 
     Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
     with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen
-    (:func:`_local_solve`).  ``rho_i <= 0`` means ``1 / ||W_ii||_F``.  Dense ``W``; the sparse
-    version is :func:`gauss_seidel_sweeps_csr`.  Used by the NSGS method and as the Newton method's
-    warm start.
+    (:func:`_local_solve`, on its diagonal block ``blocks[i] = W_ii``) with the step ``rho[i]``; a
+    contact with ``rho[i] <= 0`` is skipped.  Dense ``W``; the sparse version is
+    :func:`gauss_seidel_sweeps_csr`; :func:`sweeps` chooses, and fills in the steps.  Used by the
+    NSGS method and as the Newton method's warm start.
     """
-    m = q.shape[0]
-    n_c = m // d
+    n_c = q.shape[0] // d
     ui = np.empty(d)
     x = np.empty(d)
     ri = np.empty(d)
     for _ in range(n_sweeps):
         for i in range(n_c):
+            if not rho[i] > 0.0:
+                continue
             o = i * d
-            fro = 0.0
             for a in range(d):
                 ui[a] = q[o + a] + _dot(W[o + a], r)
-                for b in range(d):
-                    fro += W[o + a, o + b] * W[o + a, o + b]
-            if not fro > 0.0:
-                continue
-            rho_i = rho[i] if rho[i] > 0.0 else 1.0 / np.sqrt(fro)
-            _local_solve(W[o : o + d, o : o + d], ui, r, o, mu[i], rho_i, d, local_iter, local_tol, x, ri)
+            _local_solve(blocks[i], ui, r, o, mu[i], rho[i], d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
 def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
-    """:func:`gauss_seidel_sweeps` on a sparse ``W`` in CSR form (``indptr``, ``indices``, ``data``),
-    with its diagonal blocks ``blocks[i] = W_ii`` (``(n_c, d, d)``): a sweep costs one pass over the
-    stored entries, and no dense copy of ``W`` is made."""
-    m = q.shape[0]
-    n_c = m // d
+    """:func:`gauss_seidel_sweeps` on a sparse ``W`` in CSR form (``indptr``, ``indices``, ``data``): a
+    sweep costs one pass over the stored entries, and no dense copy of ``W`` is made."""
+    n_c = q.shape[0] // d
     ui = np.empty(d)
     x = np.empty(d)
     ri = np.empty(d)
     for _ in range(n_sweeps):
         for i in range(n_c):
+            if not rho[i] > 0.0:
+                continue
             o = i * d
-            fro = 0.0
             for a in range(d):
                 s = q[o + a]
                 for k in range(indptr[o + a], indptr[o + a + 1]):
                     s += data[k] * r[indices[k]]
                 ui[a] = s
-                for b in range(d):
-                    fro += blocks[i, a, b] * blocks[i, a, b]
-            if not fro > 0.0:
-                continue
-            rho_i = rho[i] if rho[i] > 0.0 else 1.0 / np.sqrt(fro)
-            _local_solve(blocks[i], ui, r, o, mu[i], rho_i, d, local_iter, local_tol, x, ri)
+            _local_solve(blocks[i], ui, r, o, mu[i], rho[i], d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
@@ -365,10 +355,17 @@ def diagonal_blocks(W, d: int) -> np.ndarray:
 
 
 def sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol, blocks=None) -> None:
-    """Gauss–Seidel sweeps on a dense or sparse ``W`` (sparse: ``blocks`` from :func:`diagonal_blocks`)."""
+    """Gauss–Seidel sweeps on a dense or sparse ``W`` (``blocks`` from :func:`diagonal_blocks`, computed
+    here when not given).  ``rho[i] <= 0`` means ``1 / ||W_ii||_F``; a contact whose block is zero is
+    skipped.  The steps are fixed by the data, so they are worked out here once, not at every sweep."""
+    if blocks is None:
+        blocks = diagonal_blocks(W, d)
+    fro = np.sqrt(np.einsum("iab,iab->i", blocks, blocks))
+    with np.errstate(divide="ignore"):
+        steps = np.where(fro > 0, np.where(rho > 0, rho, 1.0 / fro), 0.0)
     if hasattr(W, "indptr"):
-        if blocks is None:
-            blocks = diagonal_blocks(W, d)
-        gauss_seidel_sweeps_csr(W.indptr, W.indices, W.data, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)
+        gauss_seidel_sweeps_csr(
+            W.indptr, W.indices, W.data, blocks, q, mu, r, d, n_sweeps, local_iter, steps, local_tol
+        )
     else:
-        gauss_seidel_sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)
+        gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, steps, local_tol)
