@@ -184,6 +184,19 @@ def _is_sparse(value: Any) -> bool:
     return mod.startswith("scipy.sparse")
 
 
+def sparse_real(A: Any, field: str):
+    """A scipy sparse matrix as a new float64 CSR matrix of finite values (entries stored as given),
+    or an error naming ``field`` (complex, object or text dtype; NaN or inf)."""
+    import scipy.sparse as sp
+
+    if A.dtype.kind not in "fiu":
+        raise InvalidProblemError(field, f"cannot be read as real numbers: got a sparse matrix of dtype {A.dtype}")
+    A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+    if not np.all(np.isfinite(A.data)):
+        raise InvalidProblemError(field, "contains NaN or inf")
+    return A
+
+
 def _as_float(value: Any, field: str) -> np.ndarray:
     return real_array(value, field)
 

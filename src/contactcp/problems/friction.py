@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp._validate import integer, matrix, real_array, vector
+from contactcp._validate import integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
 from contactcp.problems._coulomb import coulomb_parts
@@ -111,12 +111,7 @@ class FrictionContactProblem(Problem):
         dim = integer(dim, "dim", choices=(2, 3))
         if sp.issparse(W):
             require(W.ndim == 2 and W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
-            if W.dtype.kind not in "fiu":
-                raise InvalidProblemError(
-                    "W", f"cannot be read as real numbers: got a sparse matrix of dtype {W.dtype}"
-                )
-            W = sp.csr_matrix(W, dtype=np.float64)
-            require(bool(np.all(np.isfinite(W.data))), "W", "contains NaN or inf")
+            W = sparse_real(W, "W")
             W.data.setflags(write=False)
         else:
             W = matrix(W, "W", square=True)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp._validate import integer, real_array, vector
+from contactcp._validate import integer, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
@@ -47,14 +47,12 @@ _EPS = np.finfo(float).eps
 
 def _sparse(A: Any, field: str) -> sp.csr_matrix:
     if sp.issparse(A):
-        if A.dtype.kind not in "fiu":
-            raise InvalidProblemError(field, f"cannot be read as real numbers: got a sparse matrix of dtype {A.dtype}")
-        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        A = sparse_real(A, field)
     else:
         arr = real_array(A, field)
         require(arr.ndim == 2, field, f"must be a matrix, got {arr.ndim} dimension(s)")
+        require(bool(np.all(np.isfinite(arr))), field, "contains NaN or inf")
         A = sp.csr_matrix(arr)
-    require(bool(np.all(np.isfinite(A.data))), field, "contains NaN or inf")
     A.eliminate_zeros()
     A.data.setflags(write=False)
     return A
