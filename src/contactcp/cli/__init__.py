@@ -30,6 +30,7 @@ __all__ = ["main", "build_parser"]
 
 
 from contactcp.cli.commands import (
+    _cmd_contacts,
     _cmd_dynamic,
     _cmd_fclib,
     _cmd_grasp,
@@ -98,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the problem type's chain, as contactcp.solve)",
     )
     dy.set_defaults(func=_cmd_dynamic)
+
+    ct = sub.add_parser("contacts", help="detect a scene's contacts (URDF, MJCF, JSON) and solve for forces and modes")
+    ct.add_argument("scene", help="a .urdf, MJCF .xml or JSON scene (see contactcp.io.scene_files)")
+    ct.add_argument(
+        "--friction", default="pyramid", choices=("pyramid", "cone"), help="friction pyramid (LCP) or Coulomb cone"
+    )
+    ct.add_argument(
+        "--margin", type=finite_float, default=None, help="detection margin in metres (default: the file's, or 1e-3)"
+    )
+    _common(ct, "a method for the friction law's problem (default: the problem type's chain)")
+    ct.set_defaults(func=_cmd_contacts)
 
     gr = sub.add_parser("grasp", help="the three-PUMA-560-finger grasp of Buffo & Maciel (2006)")
     gr.add_argument("scene", choices=["puma3"])

@@ -87,6 +87,24 @@ def _cmd_dynamic(args: argparse.Namespace) -> int:
     return 0 if out.success else 1
 
 
+def _cmd_contacts(args: argparse.Namespace) -> int:
+    from contactcp.io.scene_files import load_scene
+    from contactcp.simulate.scene import solve_scene
+
+    scene, margin = load_scene(args.scene)
+    margin = margin if args.margin is None else args.margin
+    out = solve_scene(scene, friction=args.friction, method=args.method, margin=margin, tol=args.tol)
+    if args.json:
+        d = out.to_dict()
+        keep = ("bodies", "point", "normal", "gap", "force_world", "mode", "name", "tangents", "force", "mu")
+        d["contacts"] = [{k: c[k] for k in keep} for c in d["contacts"]]
+        print_json(d)
+    else:
+        print(f"{scene.name}: {len(out.detected)} contact(s) within {margin:g} m, friction {args.friction}")
+        print(out.summary())
+    return 0 if out.success else 1
+
+
 def _cmd_grasp(args: argparse.Namespace) -> int:
     from contactcp.scenarios.buffo2006 import puma3_grasp
     from contactcp.simulate.instant import solve_dynamic

@@ -1,0 +1,31 @@
+"""Scenes from robot description files: kinematic trees, collision shapes, contact detection.
+
+:class:`Scene` (one pinocchio model of robots, free bodies and fixed geometry, with coal shapes and
+a state), :func:`detect` (coal: contact points, normals, gaps and patches), :func:`scene_dynamics`
+(the instantaneous ``a = A c + b`` the friction laws take).  The solve with world-frame answers is
+:func:`contactcp.simulate.solve_scene`; files are read by :func:`contactcp.io.load_scene`.
+"""
+
+from contactcp.models.scene.detect import DEFAULT_MARGIN, SceneContact, collision_pairs, detect
+from contactcp.models.scene.dynamics import DEFAULT_SLIDING_TOL, scene_dynamics
+from contactcp.models.scene.load import scene_from_mjcf, scene_from_urdf
+from contactcp.models.scene.scene import DEFAULT_FRICTION, WORLD, Scene, pose
+from contactcp.models.scene.shapes import SHAPES, make_shape, solid_inertia
+
+__all__ = [
+    "Scene",
+    "pose",
+    "WORLD",
+    "DEFAULT_FRICTION",
+    "SHAPES",
+    "make_shape",
+    "solid_inertia",
+    "SceneContact",
+    "detect",
+    "collision_pairs",
+    "DEFAULT_MARGIN",
+    "scene_dynamics",
+    "DEFAULT_SLIDING_TOL",
+    "scene_from_urdf",
+    "scene_from_mjcf",
+]

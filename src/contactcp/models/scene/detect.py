@@ -1,0 +1,142 @@
+"""Contact detection with coal: points, normals and signed gaps of every pair within a margin.
+
+For each pair of geometries on different bodies (not two pieces of the world, not a robot link and
+its parent or child link, not a pair the scene excludes) whose bounding spheres come within the
+margin, ``coal.collide`` with ``security_margin = margin`` reports the pair when its signed
+distance is below the margin.  The pair then gives one contact per vertex of its **contact patch**
+(``coal.computeContactPatch``): the polygon where the two surfaces meet, so a box flat on a plane
+gives its four corners, a box on a box the corners of the overlap, a cylinder on its base a
+polygon of its rim, a capsule lying down its two ends, a sphere one point.
+
+Conventions (the same for every contact): the pair's *first* body is the one on the later joint of
+the scene's tree (free bodies before robot links, robot links before the world); ``normal`` is the
+unit normal pointing into the first body (along the force the second body can push it with);
+``gap`` is the pair's signed distance (negative: penetration), the same for every point of a patch;
+points are in the world frame, half-way between the surfaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import coal
+import numpy as np
+import pinocchio as pin
+
+from contactcp._validate import number
+from contactcp.errors import InvalidOptionError
+from contactcp.models.contacts import contact_frame
+from contactcp.models.scene.scene import Scene
+
+__all__ = ["SceneContact", "detect", "collision_pairs", "DEFAULT_MARGIN"]
+
+#: default detection margin (m): pairs closer than this are in contact
+DEFAULT_MARGIN = 1e-3
+
+
+@dataclass(frozen=True)
+class SceneContact:
+    """One detected contact point (see the module docstring for the conventions)."""
+
+    name: str
+    bodies: tuple[str, str]
+    geometries: tuple[int, int]
+    point: np.ndarray
+    normal: np.ndarray
+    gap: float
+    mu: float
+
+    @property
+    def frame(self) -> np.ndarray:
+        """``[n, t, o]`` as columns (world frame; ``t``, ``o`` chosen from ``n``)."""
+        return contact_frame(self.normal)
+
+
+def _parent_bodies(model: pin.Model) -> dict[int, int]:
+    """Joint index -> the frame of the body it hangs on (from each joint's own frame; a free body
+    added by :meth:`Scene.add_body` has no joint frame, hence no parent body)."""
+    return {f.parentJoint: f.parentFrame for f in model.frames if f.type == pin.FrameType.JOINT}
+
+
+def _body_frame(model: pin.Model, fid: int) -> int:
+    """The body frame a frame belongs to, through fixed joints (a URDF fixed link is part of its parent)."""
+    while model.frames[fid].type != pin.FrameType.BODY and fid != model.frames[fid].parentFrame:
+        fid = model.frames[fid].parentFrame
+    return fid
+
+
+def collision_pairs(scene: Scene) -> list[tuple[int, int]]:
+    """The geometry pairs that are checked, first body first (see the module docstring)."""
+    model, gm = scene.model, scene.collision
+    parent = {j: _body_frame(model, f) for j, f in _parent_bodies(model).items()}
+    body = [_body_frame(model, g.parentFrame) for g in gm.geometryObjects]
+    pairs: list[tuple[int, int]] = []
+    for i in range(gm.ngeoms):
+        for k in range(i + 1, gm.ngeoms):
+            ji, jk = gm.geometryObjects[i].parentJoint, gm.geometryObjects[k].parentJoint
+            if ji == jk or parent.get(ji, -1) == body[k] or parent.get(jk, -1) == body[i]:
+                continue
+            bi, bk = scene.body_of(i), scene.body_of(k)
+            if frozenset((bi, bk)) in scene.excluded:
+                continue
+            pairs.append((i, k) if ji > jk else (k, i))
+    return pairs
+
+
+def _mu(scene: Scene, i: int, k: int, bodies: tuple[str, str]) -> float:
+    """The pair's friction: the scene's pair value if given, else the larger geometry value (MJCF)."""
+    mu = scene.pair_friction.get(frozenset(bodies))
+    return max(scene.geometry_friction(i), scene.geometry_friction(k)) if mu is None else mu
+
+
+def _transform(M: pin.SE3) -> coal.Transform3s:
+    return coal.Transform3s(M.rotation, M.translation)
+
+
+def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
+    """Every contact point of the scene at its ``q`` within ``margin`` (m) (module docstring)."""
+    margin = number(margin, "margin")
+    if not margin >= 0:
+        raise InvalidOptionError("margin", f"must be >= 0 (metres), got {margin!r}")
+    scene.check_state()
+    model, gm = scene.model, scene.collision
+    gdata = pin.GeometryData(gm)
+    pin.updateGeometryPlacements(model, scene._data, gm, gdata, scene.q)
+    placements = [gdata.oMg[i] for i in range(gm.ngeoms)]
+    geoms = [g.geometry for g in gm.geometryObjects]
+    for g in geoms:
+        g.computeLocalAABB()
+    centres = [placements[i].act(np.asarray(geoms[i].aabb_center)) for i in range(gm.ngeoms)]
+    radii = [float(g.aabb_radius) for g in geoms]
+    req = coal.CollisionRequest()
+    req.security_margin = margin
+    req.num_max_contacts = 1
+    preq = coal.ContactPatchRequest()
+    out: list[SceneContact] = []
+    for i, k in collision_pairs(scene):
+        if np.isfinite(radii[i] + radii[k]) and np.linalg.norm(centres[i] - centres[k]) > radii[i] + radii[k] + margin:
+            continue
+        res = coal.CollisionResult()
+        Ti, Tk = _transform(placements[i]), _transform(placements[k])
+        if not coal.collide(geoms[i], Ti, geoms[k], Tk, req, res):
+            continue
+        contact = res.getContact(0)
+        normal = -np.asarray(contact.normal, dtype=float)
+        normal /= np.linalg.norm(normal)
+        gap = float(contact.penetration_depth)
+        points = [np.asarray(contact.pos, dtype=float)]
+        pres = coal.ContactPatchResult(preq)
+        try:
+            coal.computeContactPatch(geoms[i], Ti, geoms[k], Tk, res, preq, pres)
+            if pres.numContactPatches() and pres.getContactPatch(0).size():
+                patch = pres.getContactPatch(0)
+                points = [np.asarray(patch.getPoint(j), dtype=float) for j in range(patch.size())]
+        except Exception:  # a pair coal has no patch for (non-convex meshes): its one point stays
+            pass
+        bodies = (scene.body_of(i), scene.body_of(k))
+        mu = _mu(scene, i, k, bodies)
+        names = (gm.geometryObjects[i].name, gm.geometryObjects[k].name)
+        for j, p in enumerate(points):
+            label = f"{names[0]}/{names[1]}" + (f"#{j + 1}" if len(points) > 1 else "")
+            out.append(SceneContact(label, bodies, (i, k), p.copy(), normal.copy(), gap, mu))
+    return out
