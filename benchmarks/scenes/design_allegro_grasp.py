@@ -46,9 +46,16 @@ def tips(scene, q):
     out = []
     for name in ("link_3.0_tip", "link_15.0_tip"):
         fid = model.getFrameId(name)
-        J = pin.getFrameJacobian(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)[:3]
+        J = pin.getFrameJacobian(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
         out.append((data.oMf[fid].translation.copy(), J))
     return out
+
+
+def point_jacobian(J6: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The world Jacobian of the point ``r`` away from a frame whose 6-row LOCAL_WORLD_ALIGNED
+    Jacobian is ``J6``: ``v_p = v_o + omega x r``."""
+    skew = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    return J6[:3] - skew @ J6[3:]
 
 
 def main() -> None:
@@ -64,7 +71,7 @@ def main() -> None:
         e = D - np.linalg.norm(pi - pt)
         if abs(e) < 1e-14:
             break
-        g = axis @ (Ji - Jt)[:, cols]
+        g = axis @ (Ji[:3] - Jt[:3])[:, cols]
         q[cols] += g * e / (g @ g)
     assert abs(e) < 1e-13, e
     centre = 0.5 * (pi + pt)
@@ -72,7 +79,8 @@ def main() -> None:
     (pi, Ji), (pt, Jt) = tips(scene, q)
     up = np.array([0.0, 0.0, 9.81 * MASS / 2])
     f_i, f_t = -SQUEEZE * axis + up, SQUEEZE * axis + up  # forces on the ball
-    tau = Ji.T @ f_i + Jt.T @ f_t
+    # the forces act on the tips' surfaces, R_TIP from their centres: J_p = J_v - [r]x J_w
+    tau = point_jacobian(Ji, -R_TIP * axis).T @ f_i + point_jacobian(Jt, R_TIP * axis).T @ f_t
     joints = {}
     for j in scene.joints:
         joints[j.name] = {"position": float(q[j.q][0]), "effort": float(tau[j.v][0])}

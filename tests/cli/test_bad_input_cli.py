@@ -195,6 +195,14 @@ def fclib(kind: str):
 
 _M2 = [[2, 1], [1, 2]]
 
+_MJCF_BODY = '<mujoco><worldbody><body name="b">{joint}<geom {geom}/></body></worldbody></mujoco>'
+_INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+_URDF = (
+    '<robot name="r"><link name="a"><collision><geometry>{mesh}</geometry></collision>' + _INERTIAL + "</link>"
+    '<link name="b">' + _INERTIAL + '</link><joint name="j" type="{joint}"><parent link="a"/><child link="b"/>'
+    '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>'
+)
+
 CASES = [
     # --- lcp, JSON files
     ("lcp-ragged-M", {"p.json": lcp_json([[1, 2], [3]], [1, 2])}, ["lcp", "p.json"], "M: is ragged"),
@@ -452,6 +460,116 @@ CASES = [
     ("fclib-storage", {"p.hdf5": fclib("bad_storage")}, ["fclib", "p.hdf5"], "W: unknown storage"),
     ("fclib-no-local", {"p.hdf5": fclib("no_local")}, ["fclib", "p.hdf5"], "fclib_local"),
     ("fclib-method", {"p.hdf5": fclib("plain")}, ["fclib", "p.hdf5", "--method", "simplex"], "method 'simplex'"),
+    # --- contacts (scenes)
+    ("contacts-missing", {}, ["contacts", "nope.xml"], "nope.xml"),
+    ("contacts-suffix", {"s.txt": "x"}, ["contacts", "s.txt"], "unknown file type"),
+    ("contacts-xml-malformed", {"s.xml": "<mujoco><worldbody><geom"}, ["contacts", "s.xml"], "malformed XML"),
+    ("contacts-xml-not-mjcf", {"s.xml": "<robot/>"}, ["contacts", "s.xml"], "not <mujoco>"),
+    ("contacts-xml-no-worldbody", {"s.xml": "<mujoco/>"}, ["contacts", "s.xml"], "worldbody"),
+    (
+        "contacts-mjcf-joint-type",
+        {"s.xml": _MJCF_BODY.format(joint='<joint name="j" type="weird"/>', geom='type="sphere" size="0.1"')},
+        ["contacts", "s.xml"],
+        "joint 'j'",
+    ),
+    (
+        "contacts-mjcf-geom-type",
+        {"s.xml": _MJCF_BODY.format(joint="<freejoint/>", geom='name="g" type="blob" size="0.1"')},
+        ["contacts", "s.xml"],
+        "geom 'g'",
+    ),
+    (
+        "contacts-mjcf-class",
+        {"s.xml": _MJCF_BODY.format(joint="<freejoint/>", geom='name="g" class="nope" size="0.1"')},
+        ["contacts", "s.xml"],
+        "unknown default class",
+    ),
+    (
+        "contacts-mjcf-mesh",
+        {
+            "s.xml": '<mujoco><asset><mesh name="m" file="gone.stl"/></asset><worldbody><body name="b">'
+            '<freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
+        },
+        ["contacts", "s.xml"],
+        "mesh 'm'",
+    ),
+    (
+        "contacts-urdf-joint-type",
+        {"r.urdf": _URDF.format(joint="twisty", mesh='<sphere radius="0.1"/>')},
+        ["contacts", "r.urdf"],
+        "twisty",
+    ),
+    (
+        "contacts-urdf-mesh",
+        {"r.urdf": _URDF.format(joint="revolute", mesh='<mesh filename="gone.stl"/>')},
+        ["contacts", "r.urdf"],
+        "gone.stl",
+    ),
+    ("contacts-urdf-malformed", {"r.urdf": "<robot><link"}, ["contacts", "r.urdf"], "urdf"),
+    ("contacts-json-key", {"s.json": '{"floor": 1}'}, ["contacts", "s.json"], "unknown key(s) ['floor']"),
+    (
+        "contacts-json-shape",
+        {"s.json": '{"fixed": [{"name": "f", "shape": {"type": "cone"}}]}'},
+        ["contacts", "s.json"],
+        "f.shape.type",
+    ),
+    (
+        "contacts-json-mass",
+        {"s.json": '{"objects": [{"name": "b", "shape": {"type": "sphere", "radius": 1}, "mass": -1}]}'},
+        ["contacts", "s.json"],
+        "b.mass",
+    ),
+    (
+        "contacts-json-friction",
+        {"s.json": '{"fixed": [{"name": "f", "shape": {"type": "plane"}, "friction": -0.5}]}'},
+        ["contacts", "s.json"],
+        "f.friction",
+    ),
+    (
+        "contacts-json-exclude-body",
+        {"s.json": '{"fixed": [{"name": "f", "shape": {"type": "plane"}}], "exclude": [["world", "ghost"]]}'},
+        ["contacts", "s.json"],
+        "unknown body 'ghost'",
+    ),
+    (
+        "contacts-json-joint",
+        {
+            "s.xml": _MJCF_BODY.format(joint='<joint name="j"/>', geom='type="sphere" size="0.1"'),
+            "s.json": '{"robot": {"mjcf": "s.xml", "joints": {"k": {"position": 1}}}}',
+        },
+        ["contacts", "s.json"],
+        "no joint named 'k'",
+    ),
+    (
+        "contacts-json-robot-file",
+        {"s.json": '{"robot": {"urdf": "none.urdf"}}'},
+        ["contacts", "s.json"],
+        "none.urdf",
+    ),
+    (
+        "contacts-json-nan-pose",
+        {
+            "s.json": '{"objects": [{"name": "b", "shape": {"type": "sphere", "radius": 1}, "mass": 1, '
+            '"pose": {"p": [0, NaN, 0]}}]}'
+        },
+        ["contacts", "s.json"],
+        "b.pose.p",
+    ),
+    (
+        "contacts-no-contact",
+        {
+            "s.json": '{"fixed": [{"name": "f", "shape": {"type": "plane"}}], "objects": [{"name": "b", '
+            '"shape": {"type": "sphere", "radius": 1}, "mass": 1, "pose": {"p": [0, 0, 5]}}]}'
+        },
+        ["contacts", "s.json"],
+        "no contact was detected",
+    ),
+    (
+        "contacts-margin",
+        {"s.json": '{"fixed": [{"name": "f", "shape": {"type": "plane"}}], "margin": -1}'},
+        ["contacts", "s.json"],
+        "margin",
+    ),
     # --- reproduce
     ("reproduce-unknown", {}, ["reproduce", "nope", "--out", "res"], "nope"),
     ("reproduce-resolution-1", {}, ["reproduce", "yashima", "--resolution", "1", "--out", "res"], "--resolution"),
@@ -526,6 +644,9 @@ SUBPROCESS_CASES = [
     "hand2d-tau-max-inf",
     "dynamic-random-huge",
     "hand2d-map-huge",
+    "contacts-urdf-joint-type",
+    "contacts-urdf-mesh",
+    "contacts-mjcf-mesh",
 ]
 
 

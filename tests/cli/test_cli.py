@@ -222,3 +222,27 @@ def test_fclib_global_one_contact_sticks(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     np.testing.assert_allclose(d["r"], [1.0, -0.2, 0.0], atol=1e-12)
     np.testing.assert_allclose(d["v"], 0.0, atol=1e-12)
+
+
+def test_contacts_json_world_frame_answers():
+    from contactcp.io.scene_files import example_scene
+
+    p = run("contacts", str(example_scene("box_on_plane.xml")), "--json", "--friction", "cone")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["status"] == "SOLVED" and d["success"] is True and d["residual"] <= 1e-8
+    assert len(d["contacts"]) == 4
+    for c in d["contacts"]:
+        assert set(c) >= {"bodies", "point", "normal", "gap", "force_world", "mode"}
+        assert c["bodies"] == ["box", "world"] and c["mode"] == "rolling"
+        np.testing.assert_allclose(c["normal"], [0, 0, 1], atol=1e-9)
+    total = np.sum([c["force_world"] for c in d["contacts"]], axis=0)
+    np.testing.assert_allclose(total, [0, 0, 9.81], atol=1e-8)
+
+
+def test_contacts_text_output_and_margin():
+    from contactcp.io.scene_files import example_scene
+
+    p = run("contacts", str(example_scene("gripper.json")), "--margin", "0.002")
+    assert p.returncode == 0, p.stderr
+    assert "8 contact(s) within 0.002 m" in p.stdout and "box|left_finger" in p.stdout

@@ -8,7 +8,8 @@ parser; :mod:`contactcp.models.scene.load`) and ``.json``::
                  "joints": {"joint_1": {"position": 0.3, "velocity": 0.0, "effort": 0.1}, ...},
                  "gravity_compensation": false},
      "objects": [{"name": "ball", "shape": SHAPE, "mass": 0.1, "pose": POSE,
-                  "v": [0, 0, 0], "omega": [0, 0, 0], "friction": 0.8}],
+                  "v": [0, 0, 0], "omega": [0, 0, 0], "friction": 0.8,
+                  "force": [0, 0, 0], "torque": [0, 0, 0]}],
      "fixed":   [{"name": "floor", "shape": SHAPE, "pose": POSE, "friction": 0.5}],
      "gravity": [0, 0, -9.81],
      "friction": {"default": 1.0, "geometries": {"name": 0.5}, "pairs": [["body_a", "body_b", 0.3]]},
@@ -17,8 +18,9 @@ parser; :mod:`contactcp.models.scene.load`) and ``.json``::
 
 Every key is optional (a scene needs at least one geometry).  ``SHAPE`` is a shape description
 (:mod:`contactcp.models.scene.shapes`), ``POSE`` a placement (:func:`contactcp.models.scene.pose`).
-``gravity_compensation`` adds the efforts that hold the robot still against gravity to the given
-ones.  ``margin`` is the detection margin the CLI uses (m).
+``force`` and ``torque`` are applied to an object (world frame, the torque about the object's
+origin), besides its weight.  ``gravity_compensation`` adds the efforts that hold the robot still
+against gravity to the given ones.  ``margin`` is the detection margin the CLI uses (m).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ SCENE_SUFFIXES = (".urdf", ".xml", ".mjcf", ".json")
 
 _TOP = {"robot", "objects", "fixed", "gravity", "friction", "exclude", "margin"}
 _ROBOT = {"urdf", "mjcf", "package_dirs", "floating", "base", "joints", "gravity_compensation"}
-_OBJECT = {"name", "shape", "mass", "pose", "v", "omega", "friction"}
+_OBJECT = {"name", "shape", "mass", "pose", "v", "omega", "friction", "force", "torque"}
 _FIXED = {"name", "shape", "pose", "friction"}
 
 
@@ -149,6 +151,8 @@ def scene_from_dict(d: Any, folder: str | Path = ".") -> Scene:
             o.get("omega", [0, 0, 0]),
             o.get("friction"),
         )
+        if "force" in o or "torque" in o:
+            scene.set_wrench(o["name"], o.get("force", [0, 0, 0]), o.get("torque", [0, 0, 0]))
     if "robot" in d:
         _joints(scene, d["robot"])
     _friction(scene, _keys(d.get("friction", {}), {"default", "geometries", "pairs"}, "friction"))
@@ -198,7 +202,7 @@ def _friction(scene: Scene, f: dict) -> None:
 
 def example_scene(name: str) -> Path:
     """The path of a shipped example scene: ``box_on_plane.xml``, ``sphere_on_slope.xml``,
-    ``gripper.json``, ``box_stack.json``, ``puma3_grasp.json``, ``allegro_sphere.json`` (this one
+    ``gripper.json``, ``box_stack.json``, ``allegro_sphere.json`` (this one
     needs the ``example-robot-data`` package)."""
     path = EXAMPLE_SCENES / str(name)
     if not path.is_file():

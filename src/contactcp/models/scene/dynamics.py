@@ -5,9 +5,10 @@ columns of ``H`` for contact ``j`` are ``(J_1(p_j) - J_2(p_j))^T C_j``, ``J_i`` 
 Jacobian of the point ``p_j`` fixed to body ``i`` (zero for the world).  Then, as for
 :class:`~contactcp.models.system.MultibodySystem` (Buffo–Maciel (7)–(11), (21)–(24)),
 
-    ``M(q) dv/dt = tau - nle(q, v) + H c``,   ``a = H^T dv/dt + k``,
+    ``M(q) dv/dt = tau + w - nle(q, v) + H c``,   ``a = H^T dv/dt + k``,
 
-``M`` pinocchio's CRBA, ``nle`` its RNEA with zero acceleration (gravity, Coriolis, centrifugal),
+``M`` pinocchio's CRBA, ``nle`` its RNEA with zero acceleration (gravity, Coriolis, centrifugal), ``w`` the applied
+wrenches on free bodies (:meth:`Scene.set_wrench`),
 ``k = C^T (Jdot_1 v - Jdot_2 v)`` the classical accelerations of the contact points at zero
 ``dv/dt``.  ``c`` is the force on the first body in the contact frame.  A contact whose relative
 tangential velocity ``C^T (J_1 - J_2) v`` exceeds ``sliding_tol`` (m/s) slides.
@@ -81,7 +82,7 @@ def scene_dynamics(
         J2, a2 = _point_terms(scene, scene.collision.geometryObjects[gk].parentJoint, c.point)
         H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
         k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
-    f = scene.tau - np.asarray(pin.nonLinearEffects(model, data, scene.q, scene.v))
+    f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, scene.q, scene.v))
     M, L = _mass_matrix(scene)
     MiHf = sla.cho_solve(L, np.column_stack([H, f]), check_finite=False)
     A = H.T @ MiHf[:, :-1]

@@ -20,7 +20,10 @@ Meshes become their convex hulls (:mod:`contactcp.models.scene.shapes`).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -38,13 +41,43 @@ from contactcp.models.scene.shapes import convex_hull
 __all__ = ["scene_from_urdf", "scene_from_mjcf"]
 
 _ROOT = "contactcp_root"
+_MJCF_JOINTS = {"free", "ball", "slide", "hinge"}
+_MJCF_GEOMS = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"}
+
+
+@contextlib.contextmanager
+def _captured_stderr():
+    """Capture what C++ code (urdfdom's console messages) writes on file descriptor 2, so that the
+    CLI's one-line errors stay one line; yields a list that receives the text."""
+    out: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield out
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            out.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _reason(exc: Exception, stderr: list[str]) -> str:
+    """One line from a pinocchio exception (its ``message:`` part) or the parser's own error lines."""
+    text = str(exc)
+    if "message:" in text:
+        text = text.split("message:", 1)[1]
+    errors = re.findall(r"Error:\s*(.+)", "".join(stderr))
+    lines = [ln.strip() for ln in ([*errors, *text.splitlines()]) if ln.strip()]
+    return "; ".join(lines[:2]) if lines else type(exc).__name__
 
 
 def _convexify(gm: pin.GeometryModel) -> None:
     for g in gm.geometryObjects:
         geom = g.geometry
         if isinstance(geom, coal.BVHModelBase):
-            g.geometry = convex_hull(np.asarray(geom.vertices()) if callable(geom.vertices) else geom.vertices, g.name)
+            g.geometry = convex_hull(np.asarray(geom.vertices()), f"mesh of {g.name!r}")
 
 
 def _is_text(source: Any) -> bool:
@@ -75,14 +108,15 @@ def scene_from_urdf(
     root = [pin.JointModelFreeFlyer()] if floating else []
     dirs = _package_dirs(path, package_dirs)
     try:
-        if text:
-            model = pin.buildModelFromXML(source, *root)
-            gm = pin.buildGeomFromUrdfString(model, source, pin.GeometryType.COLLISION, package_dirs=dirs)
-        else:
-            model = pin.buildModelFromUrdf(str(path), *root)
-            gm = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.COLLISION, package_dirs=dirs)
+        with _captured_stderr() as err:
+            if text:
+                model = pin.buildModelFromXML(source, *root)
+                gm = pin.buildGeomFromUrdfString(model, source, pin.GeometryType.COLLISION, package_dirs=dirs)
+            else:
+                model = pin.buildModelFromUrdf(str(path), *root)
+                gm = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.COLLISION, package_dirs=dirs)
     except Exception as exc:  # pinocchio raises ValueError / RuntimeError with the element named
-        raise InvalidProblemError("urdf", f"cannot be read: {str(exc).strip().splitlines()[0]}") from None
+        raise InvalidProblemError("urdf", f"cannot be read: {_reason(exc, err)}") from None
     if not floating and base is not None:
         M = pose(base, "base")
         for j in range(1, model.njoints):
@@ -143,9 +177,20 @@ def _geoms(root: ET.Element, defaults: dict) -> dict[str, dict[str, str]]:
                     raise InvalidProblemError(f"geom {child.get('name', count)!r}", f"unknown default class {cls!r}")
                 if "name" not in child.attrib:
                     child.set("name", f"geom{count}")
-                out[child.get("name")] = {**defaults.get(cls, {}), **child.attrib}
+                out[child.get("name")] = attrs = {**defaults.get(cls, {}), **child.attrib}
+                if attrs.get("type", "sphere") not in _MJCF_GEOMS:
+                    raise InvalidProblemError(
+                        f"geom {child.get('name')!r}",
+                        f"unknown geom type {attrs['type']!r}; MJCF's are {sorted(_MJCF_GEOMS)}",
+                    )
                 count += 1
             elif child.tag == "body":
+                for j in child.findall("joint"):
+                    if j.get("type", "hinge") not in _MJCF_JOINTS:
+                        raise InvalidProblemError(
+                            f"joint {j.get('name', '')!r} of body {child.get('name', '')!r}",
+                            f"unknown joint type {j.get('type')!r}; MJCF's are {sorted(_MJCF_JOINTS)}",
+                        )
                 walk(child, child.get("childclass", childclass))
 
     wb = root.find("worldbody")
@@ -166,6 +211,12 @@ def _absolute_paths(root: ET.Element, folder: Path) -> None:
         compiler.set(key, str((folder / base).resolve()) + os.sep)
     for inc in root.iter("include"):
         inc.set("file", str((folder / inc.get("file", "")).resolve()))
+    meshdir = Path(compiler.get("meshdir"))
+    for mesh in root.iter("mesh"):
+        if mesh.get("file") is not None and not (meshdir / mesh.get("file")).is_file():
+            raise InvalidProblemError(
+                f"mesh {mesh.get('name', mesh.get('file'))!r}", f"file not found: {mesh.get('file')!r}"
+            )
 
 
 def _number_list(text: str, where: str, n: int | None = None) -> np.ndarray:
@@ -196,9 +247,10 @@ def scene_from_mjcf(path: str | os.PathLike, name: str | None = None) -> Scene:
         copy = Path(tmp) / path.name
         tree.write(copy)
         try:
-            model, _, gm, _ = pin.buildModelsFromMJCF(str(copy))
+            with _captured_stderr() as err:
+                model, _, gm, _ = pin.buildModelsFromMJCF(str(copy))
         except Exception as exc:
-            raise InvalidProblemError("mjcf", f"cannot be read: {str(exc).strip().splitlines()[0]}") from None
+            raise InvalidProblemError("mjcf", f"cannot be read: {_reason(exc, err)}") from None
     for gname, attrs in geoms.items():
         if attrs.get("contype", "1") == "0" and attrs.get("conaffinity", "1") == "0" and gm.existGeometryName(gname):
             gm.removeGeometryObject(gname)

@@ -109,6 +109,8 @@ class Scene:
         self.pair_friction: dict[frozenset, float] = {}
         #: pairs of bodies never checked for contact (besides a body and its parent or child)
         self.excluded: set[frozenset] = set()
+        #: applied wrenches on free bodies, world frame: ``{body: (force, torque about the body origin)}``
+        self.wrenches: dict[str, np.ndarray] = {}
         self._reset_state()
 
     @classmethod
@@ -258,6 +260,26 @@ class Scene:
             self.v[j.v] = vector(np.atleast_1d(velocity), f"{name}.velocity", nv)
         if effort is not None:
             self.tau[j.v] = vector(np.atleast_1d(effort), f"{name}.effort", nv)
+
+    def set_wrench(self, name: str, force: Any = (0.0, 0.0, 0.0), torque: Any = (0.0, 0.0, 0.0)) -> None:
+        """An applied force (N) on a free body's origin and a torque (N m), world frame, besides gravity."""
+        if not self.joint(name).free:
+            raise InvalidProblemError(name, "is not a free body (robot joints take efforts)")
+        F = np.asarray(vector(force, f"{name}.force", 3))
+        T = np.asarray(vector(torque, f"{name}.torque", 3))
+        self.wrenches[name] = np.concatenate([F, T])
+
+    def generalized_forces(self) -> np.ndarray:
+        """``tau`` plus the applied wrenches as generalised forces (a free-flyer's velocity, hence its
+        force, is in the body frame: ``(R^T F, R^T T)``)."""
+        f = np.array(self.tau, dtype=float)
+        if self.wrenches:
+            pin.framesForwardKinematics(self.model, self._data, self.q)
+        for name, w in self.wrenches.items():
+            j = self.joint(name)
+            R = self._data.oMi[j.index].rotation
+            f[j.v] += np.concatenate([R.T @ w[:3], R.T @ w[3:]])
+        return f
 
     def check_state(self) -> None:
         """Raise InvalidProblemError unless ``q``, ``v``, ``tau`` have the model's sizes and are finite."""

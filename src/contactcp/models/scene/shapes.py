@@ -62,8 +62,11 @@ def convex_hull(points: Any, where: str = "vertices") -> coal.Convex:
         raise InvalidProblemError(where, "contains NaN or inf")
     if np.linalg.matrix_rank(P[1:] - P[0], tol=1e-12 * max(1.0, float(np.abs(P).max()))) < 3:
         raise InvalidProblemError(where, "the points are flat (they span no volume)")
+    pts = coal.StdVec_Vec3s()
+    for p in P:
+        pts.append(p)
     try:
-        return coal.Convex.convexHull(P, False, None)
+        return coal.Convex.convexHull(pts, True, None)  # triangles kept: coal's volume and inertia need them
     except Exception as exc:  # qhull's own errors
         raise InvalidProblemError(where, f"no convex hull ({exc})") from None
 
@@ -83,7 +86,7 @@ def _mesh(d: dict, where: str) -> coal.Convex:
         bvh = coal.MeshLoader().load(path, scale)
     except Exception as exc:
         raise InvalidProblemError(f"{where}.file", f"cannot read the mesh {path!r} ({exc})") from None
-    return convex_hull(np.asarray(bvh.vertices()), f"{where}.file")
+    return convex_hull(np.asarray(bvh.vertices()), f"{where}.file")  # numpy (k, 3)
 
 
 def make_shape(spec: Any, where: str = "shape") -> coal.CollisionGeometry:

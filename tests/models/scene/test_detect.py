@@ -1,0 +1,111 @@
+"""Contact detection (coal): points, normals into the first body, gaps, patches, pairs, friction."""
+
+import numpy as np
+import pytest
+
+from contactcp.errors import ContactCPError, InvalidProblemError
+from contactcp.models.scene import Scene, collision_pairs, detect
+
+
+def _on_floor(shape, z, mass=1.0, floor_mu=0.5, body_mu=None, rpy=(0.0, 0.0, 0.0)):
+    s = Scene()
+    s.add_fixed("floor", {"type": "plane"}, friction=floor_mu)
+    s.add_body("obj", shape, mass, {"p": [0.1, -0.2, z], "rpy": list(rpy)}, friction=body_mu)
+    return s
+
+
+def test_box_flat_on_a_plane_gives_its_four_corners():
+    s = _on_floor({"type": "box", "size": [0.2, 0.1, 0.3]}, 0.15)
+    cs = detect(s)
+    assert len(cs) == 4
+    P = np.array(sorted(c.point[:2].round(12).tolist() for c in cs))
+    np.testing.assert_allclose(P, [[0.0, -0.25], [0.0, -0.15], [0.2, -0.25], [0.2, -0.15]], atol=1e-9)
+    for c in cs:
+        assert c.bodies == ("obj", "world")
+        np.testing.assert_allclose(c.normal, [0, 0, 1], atol=1e-9)  # into the box, the first body
+        assert abs(c.gap) < 1e-9 and abs(c.point[2]) < 1e-9
+
+
+@pytest.mark.parametrize("lift", [5e-4, -2e-4])
+def test_gap_is_the_signed_distance_within_the_margin(lift):
+    s = _on_floor({"type": "box", "size": [0.2, 0.2, 0.2]}, 0.1 + lift)
+    cs = detect(s, margin=1e-3)
+    assert len(cs) == 4
+    assert all(c.gap == pytest.approx(lift, abs=1e-9) for c in cs)
+
+
+def test_nothing_beyond_the_margin():
+    s = _on_floor({"type": "box", "size": [0.2, 0.2, 0.2]}, 0.1 + 2e-3)
+    assert detect(s, margin=1e-3) == []
+    assert len(detect(s, margin=3e-3)) == 4
+
+
+def test_box_on_a_box_gives_the_corners_of_the_overlap():
+    s = Scene()
+    s.add_body("lower", {"type": "box", "size": [1.0, 1.0, 1.0]}, 1.0, {"p": [0, 0, 0.5]})
+    s.add_body("upper", {"type": "box", "size": [1.0, 1.0, 1.0]}, 1.0, {"p": [0.3, 0.2, 1.5]})
+    cs = detect(s)
+    assert len(cs) == 4
+    P = np.array(sorted(c.point.round(9).tolist() for c in cs))
+    np.testing.assert_allclose(P[:, :2], [[-0.2, -0.3], [-0.2, 0.5], [0.5, -0.3], [0.5, 0.5]], atol=1e-6)
+    np.testing.assert_allclose(P[:, 2], 1.0, atol=1e-6)
+    assert all(c.bodies == ("upper", "lower") for c in cs)  # the later joint first
+    assert all(np.allclose(c.normal, [0, 0, 1], atol=1e-5) for c in cs)
+
+
+def test_sphere_capsule_cylinder_and_convex_mesh():
+    sphere = detect(_on_floor({"type": "sphere", "radius": 0.05}, 0.05))
+    assert len(sphere) == 1 and np.allclose(sphere[0].point, [0.1, -0.2, 0.0], atol=1e-9)
+    capsule = detect(_on_floor({"type": "capsule", "radius": 0.05, "length": 0.4}, 0.05, rpy=(np.pi / 2, 0, 0)))
+    assert sorted(round(float(c.point[1]), 9) for c in capsule) == [-0.4, 0.0]
+    cylinder = detect(_on_floor({"type": "cylinder", "radius": 0.05, "length": 0.2}, 0.1))
+    assert len(cylinder) >= 3
+    r = [np.hypot(c.point[0] - 0.1, c.point[1] + 0.2) for c in cylinder]
+    np.testing.assert_allclose(r, 0.05, rtol=1e-6)
+    cube = [[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]
+    mesh = detect(_on_floor({"type": "mesh", "vertices": cube}, 0.1))
+    assert len(mesh) == 4
+
+
+def test_pair_friction_is_the_larger_geometry_value_unless_the_scene_says():
+    s = _on_floor({"type": "sphere", "radius": 0.05}, 0.05, floor_mu=0.3, body_mu=0.7)
+    assert detect(s)[0].mu == 0.7
+    s.pair_friction[frozenset(("obj", "world"))] = 0.25
+    assert detect(s)[0].mu == 0.25
+    s2 = _on_floor({"type": "sphere", "radius": 0.05}, 0.05, floor_mu=0.3)
+    assert detect(s2)[0].mu == 1.0  # the sphere names none: MuJoCo's default 1
+
+
+def test_excluded_pairs_and_world_pieces_are_not_checked():
+    s = _on_floor({"type": "sphere", "radius": 0.05}, 0.05)
+    s.add_fixed("wall", {"type": "box", "size": [0.1, 1, 1]}, {"p": [0, 0, 0]})
+    names = {(s.collision.geometryObjects[i].name, s.collision.geometryObjects[k].name) for i, k in collision_pairs(s)}
+    assert names == {("obj", "floor"), ("obj", "wall")}
+    s.excluded.add(frozenset(("obj", "world")))
+    assert collision_pairs(s) == []
+
+
+@pytest.mark.parametrize(
+    "shape, field",
+    [
+        ({"type": "cone", "radius": 1}, "obj.shape.type"),
+        ({"type": "sphere", "radius": -1}, "obj.shape.radius"),
+        ({"type": "box", "size": [1, 0, 1]}, "obj.shape.size"),
+        ({"type": "sphere", "radius": 1, "size": 2}, "obj.shape"),
+        ({"type": "mesh", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}, "obj.shape.vertices"),
+        ({"type": "plane"}, "obj.shape"),
+    ],
+)
+def test_bad_shapes_name_the_field(shape, field):
+    with pytest.raises(InvalidProblemError) as e:
+        Scene().add_body("obj", shape, 1.0)
+    assert e.value.field == field
+
+
+def test_bad_margin_and_state():
+    s = _on_floor({"type": "sphere", "radius": 0.05}, 0.05)
+    with pytest.raises(ContactCPError, match="margin"):
+        detect(s, margin=-1.0)
+    s.q = s.q[:-1]
+    with pytest.raises(InvalidProblemError, match="q"):
+        detect(s)
