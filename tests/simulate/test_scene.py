@@ -139,3 +139,27 @@ def test_allegro_hand_holds_a_ball():
         res = res - J.T @ c.force_world
     np.testing.assert_allclose(res[:16], 0.0, atol=1e-9)
     np.testing.assert_allclose(out.accelerations, 0.0, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "mu, state", [(0.1, "sliding"), (0.5, "sliding"), (0.1, "rolling"), (0.4, "rolling"), (0.8, "rolling")]
+)
+def test_puma3_grasp_from_description_files_matches_the_hand_built_one(mu, state):
+    """Buffo & Maciel's three PUMA-560 fingers, rebuilt from an MJCF + JSON scene (arms, fingertip
+    spheres, the held sphere): coal finds the three contacts, and the forces and modes are the
+    hand-built model's (:mod:`contactcp.scenarios.buffo2006`)."""
+    from contactcp.scenarios.buffo2006 import puma3_grasp
+    from contactcp.simulate.instant import solve_dynamic
+
+    grasp = puma3_grasp(mu, state)
+    ref = solve_dynamic(grasp.system, friction="cone", tol=1e-12)
+    scene, margin = load_scene(example_scene("puma3_grasp.json"))
+    scene.default_friction = mu
+    scene.set_body("sphere", {"p": [0, 0, grasp.params.a_cm]}, v=grasp.system.bodies[0].v)
+    out = solve_scene(scene, friction="cone", margin=margin, tol=1e-12)
+    assert ref.success and out.success
+    assert [c.bodies for c in out.contacts] == [("sphere", f"f{j}_link6") for j in (1, 2, 3)]
+    for c, o, hand in zip(out.contacts, ref.contacts, grasp.system.contacts):
+        np.testing.assert_allclose(c.point, hand.point, atol=1e-12)
+        np.testing.assert_allclose(c.force_world, hand.frame @ o.c, rtol=0, atol=1e-7 * np.abs(o.c).max())
+        assert c.mode == o.mode

@@ -202,7 +202,8 @@ def _friction(scene: Scene, f: dict) -> None:
 
 def example_scene(name: str) -> Path:
     """The path of a shipped example scene: ``box_on_plane.xml``, ``sphere_on_slope.xml``,
-    ``gripper.json``, ``box_stack.json``, ``allegro_sphere.json`` (this one
+    ``gripper.json``, ``box_stack.json``, ``puma3_grasp.json`` (Buffo & Maciel's three PUMA-560
+    fingers, with ``puma3_fingers.xml``), ``allegro_sphere.json`` (this one
     needs the ``example-robot-data`` package)."""
     path = EXAMPLE_SCENES / str(name)
     if not path.is_file():

@@ -131,10 +131,11 @@ class Scene:
 
     # -------------------------------------------------------------------- structure
     def _reset_state(self) -> None:
-        q0 = pin.neutral(self.model)
-        if "qpos0" in self.model.referenceConfigurations:
-            q0 = np.array(self.model.referenceConfigurations["qpos0"])
-        self.q = np.array(q0, dtype=float)
+        q0 = np.array(pin.neutral(self.model), dtype=float)
+        if "qpos0" in self.model.referenceConfigurations:  # MJCF's initial pose (of the joints it had)
+            ref = np.asarray(self.model.referenceConfigurations["qpos0"], dtype=float)
+            q0[: ref.size] = ref[: q0.size]
+        self.q = q0
         self.v = np.zeros(self.model.nv)
         self.tau = np.zeros(self.model.nv)
         self._data = self.model.createData()
