@@ -455,6 +455,27 @@ def test_urdf_matches_dh():
     assert err.value.field == "text"
 
 
+def test_urdf_from_a_path_and_trees_pointed_to_scenes(tmp_path):
+    f = tmp_path / "arm.urdf"
+    f.write_text(URDF_2R)
+    for source in (f, str(f)):
+        arm = Manipulator.from_urdf(source, tip="tip")
+        np.testing.assert_allclose(
+            arm.mass_matrix([0.3, -1.1]), Manipulator.from_urdf(URDF_2R, tip="tip").mass_matrix([0.3, -1.1])
+        )
+    with pytest.raises(InvalidProblemError, match="neither URDF text nor an existing file"):
+        Manipulator.from_urdf(tmp_path / "missing.urdf")
+    # a second chain on the base: a tree, which belongs to Scene.from_urdf
+    tree = URDF_2R.replace(
+        "</robot>",
+        '<link name="extra"/><joint name="j3" type="revolute"><parent link="base"/>'
+        '<child link="extra"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+        "</joint></robot>",
+    )
+    with pytest.raises(InvalidProblemError, match="Scene.from_urdf"):
+        Manipulator.from_urdf(tree)
+
+
 # ----------------------------------------------------------------------------- inverse kinematics
 
 

@@ -163,3 +163,29 @@ def test_puma3_grasp_from_description_files_matches_the_hand_built_one(mu, state
         np.testing.assert_allclose(c.point, hand.point, atol=1e-12)
         np.testing.assert_allclose(c.force_world, hand.frame @ o.c, rtol=0, atol=1e-7 * np.abs(o.c).max())
         assert c.mode == o.mode
+
+
+def test_scene_contacts_feed_the_decomposition_and_the_merit_law():
+    """A ball sliding at 0.5 m/s on a floor (mu 0.3) decelerates at mu g and spins up at 5 mu g / (2 r);
+    pushed from rest by 2 N it rolls at F / (m + I / r^2) = F / (7/5 m): Yashima-Yamaguchi's
+    decomposition (analysis.determinacy) and Buffo-Maciel's mixed NCP (merit) on detected contacts."""
+    from contactcp.analysis.determinacy import analyse
+    from contactcp.models.scene import detect, scene_dynamics
+
+    s = Scene()
+    s.add_fixed("floor", {"type": "plane"}, friction=0.3)
+    s.add_body("ball", {"type": "sphere", "radius": 0.1}, 1.0, {"p": [0, 0, 0.1]}, v=[0.5, 0, 0], friction=0.3)
+    out = analyse(scene_dynamics(s, detect(s)))
+    assert out.verdict == "determinate" and out.modes == ["sliding"]
+    np.testing.assert_allclose(out.accelerations, [-0.3 * G, 0, 0, 0, 5 * 0.3 * G / 0.2, 0], atol=1e-9)
+    merit = solve_scene(s, friction="mncp")
+    assert merit.success and merit.contacts[0].mode == "sliding"
+    np.testing.assert_allclose(merit.contacts[0].force_world, [-0.3 * G, 0, G], atol=1e-8)
+    s.set_body("ball", {"p": [0, 0, 0.1]})
+    s.set_wrench("ball", [2.0, 0.0, 0.0])
+    out = analyse(scene_dynamics(s, detect(s)))
+    assert out.verdict == "determinate" and out.modes == ["rolling"]
+    np.testing.assert_allclose(out.accelerations[0], 2.0 / 1.4, rtol=1e-12)
+    merit = solve_scene(s, friction="mncp")
+    assert merit.success and merit.contacts[0].mode == "rolling"
+    np.testing.assert_allclose(merit.contacts[0].force_world, [2.0 / 1.4 - 2.0, 0, G], atol=1e-8)  # m a - F

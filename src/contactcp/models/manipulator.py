@@ -27,7 +27,9 @@ the joint frame).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -222,7 +224,7 @@ class Manipulator:
     @classmethod
     def from_urdf(
         cls,
-        text: str,
+        text: str | os.PathLike,
         tip: str | None = None,
         base: Any = None,
         tool: Any = None,
@@ -230,16 +232,22 @@ class Manipulator:
         name: str | None = None,
         armature: Any = None,
     ) -> Manipulator:
-        """A chain from URDF text (``pinocchio.buildModelFromXML``).
+        """A chain from a URDF file path or URDF text (``pinocchio.buildModelFromXML``).
 
         The URDF must describe one serial chain of revolute/prismatic joints
-        (continuous and multi-dof joints are rejected).  Link ``i`` is the child
+        (continuous and multi-dof joints are rejected); kinematic trees (hands,
+        arms with grippers) are scenes: :meth:`contactcp.models.scene.Scene.from_urdf`.  Link ``i`` is the child
         link of the ``i``-th movable joint.  The tool frame is ``tool`` relative
         to the URDF link named ``tip`` (default: the last movable joint's child
         link).  ``base`` is prepended to the root of the chain.
         """
+        if isinstance(text, os.PathLike) or (isinstance(text, str) and not text.lstrip().startswith("<")):
+            path = Path(text)
+            if not path.is_file():
+                raise InvalidProblemError("text", f"is neither URDF text nor an existing file: {str(text)[:80]!r}")
+            text = path.read_text(encoding="utf-8", errors="replace")
         if not isinstance(text, str):
-            raise InvalidProblemError("text", f"must be URDF text (str), got {type(text).__name__}")
+            raise InvalidProblemError("text", f"must be URDF text or a file path, got {type(text).__name__}")
         try:
             model = pin.buildModelFromXML(text)
         except Exception as exc:  # pinocchio raises ValueError/RuntimeError on bad XML
@@ -256,7 +264,11 @@ class Manipulator:
         types = []
         for j in range(1, model.njoints):
             if model.parents[j] != j - 1:
-                raise InvalidProblemError("text", f"joint {model.names[j]!r} breaks the serial chain")
+                raise InvalidProblemError(
+                    "text",
+                    f"joint {model.names[j]!r} breaks the serial chain (a kinematic tree: load it with "
+                    "contactcp.models.scene.Scene.from_urdf)",
+                )
             short = model.joints[j].shortname()
             if short.startswith("JointModelR") and "UB" not in short:
                 types.append("R")
