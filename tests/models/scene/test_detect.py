@@ -109,3 +109,14 @@ def test_bad_margin_and_state():
     s.q = s.q[:-1]
     with pytest.raises(InvalidProblemError, match="q"):
         detect(s)
+
+
+def test_a_free_body_needs_a_unit_quaternion_and_no_effort():
+    s = _on_floor({"type": "sphere", "radius": 0.05}, 0.05)
+    s.q[-1] = 2.0
+    with pytest.raises(InvalidProblemError, match="quaternion"):
+        detect(s)
+    s.q[-1] = 1.0
+    s.tau[0] = 1.0
+    with pytest.raises(InvalidProblemError, match="no joint effort"):
+        detect(s)

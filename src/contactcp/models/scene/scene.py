@@ -293,6 +293,8 @@ class Scene:
         for j in self.joints:
             if j.free and np.abs(self.tau[j.v]).max() > 0:
                 raise InvalidProblemError(f"tau[{j.name}]", "a free body takes no joint effort")
+            if j.free and abs(float(np.linalg.norm(self.q[j.q][3:])) - 1.0) > 1e-9:
+                raise InvalidProblemError(f"q[{j.name}]", "a free body's quaternion (x, y, z, w) must have norm 1")
 
     def gravity_torques(self) -> np.ndarray:
         """The efforts that hold every robot joint still against gravity at ``q`` (zero on free
