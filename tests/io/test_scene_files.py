@@ -139,3 +139,46 @@ def test_bad_json_scenes_name_the_field(tmp_path, d, field):
     with pytest.raises(InvalidProblemError) as e:
         scene_from_dict(d, tmp_path)
     assert e.value.field == field
+
+
+def test_a_mesh_file_becomes_its_convex_hull(tmp_path):
+    """A cube written as an OBJ mesh (8 vertices, 12 triangles), next to the JSON scene that names it:
+    coal reads it, the hull rests on the floor on its four corners, and its mass properties are a
+    uniform cube's."""
+    v = [(x, y, z) for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]
+    faces = [
+        (1, 2, 4),
+        (1, 4, 3),
+        (5, 7, 8),
+        (5, 8, 6),
+        (1, 5, 6),
+        (1, 6, 2),
+        (3, 4, 8),
+        (3, 8, 7),
+        (1, 3, 7),
+        (1, 7, 5),
+        (2, 6, 8),
+        (2, 8, 4),
+    ]
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "cube.obj").write_text(
+        "".join(f"v {x} {y} {z}\n" for x, y, z in v) + "".join(f"f {a} {b} {c}\n" for a, b, c in faces)
+    )
+    d = {
+        "fixed": [{"name": "floor", "shape": {"type": "plane"}}],
+        "objects": [
+            {
+                "name": "cube",
+                "shape": {"type": "mesh", "file": "meshes/cube.obj"},
+                "mass": 2.0,
+                "pose": {"p": [0, 0, 0.1]},
+            }
+        ],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(d))
+    scene, _ = load_scene(tmp_path / "s.json")
+    cs = detect(scene)
+    assert len(cs) == 4 and all(abs(c.gap) < 1e-8 for c in cs)  # GJK/EPA on a polytope: to ~1e-9
+    I = scene.model.inertias[scene.joint("cube").index]
+    assert I.mass == 2.0
+    np.testing.assert_allclose(I.inertia, 2.0 * (0.04 + 0.04) / 12 * np.eye(3), atol=1e-12)

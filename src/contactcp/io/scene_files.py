@@ -136,7 +136,7 @@ def scene_from_dict(d: Any, folder: str | Path = ".") -> Scene:
         for key in ("name", "shape"):
             if key not in o:
                 raise InvalidProblemError(f"fixed[{i}].{key}", "is required")
-        scene.add_fixed(o["name"], o["shape"], o.get("pose"), o.get("friction"))
+        scene.add_fixed(o["name"], _shape(o["shape"], folder), o.get("pose"), o.get("friction"))
     for i, o in enumerate(_list(d, "objects")):
         _keys(o, _OBJECT, f"objects[{i}]")
         for key in ("name", "shape", "mass"):
@@ -144,7 +144,7 @@ def scene_from_dict(d: Any, folder: str | Path = ".") -> Scene:
                 raise InvalidProblemError(f"objects[{i}].{key}", "is required")
         scene.add_body(
             o["name"],
-            o["shape"],
+            _shape(o["shape"], folder),
             o["mass"],
             o.get("pose"),
             o.get("v", [0, 0, 0]),
@@ -164,6 +164,13 @@ def scene_from_dict(d: Any, folder: str | Path = ".") -> Scene:
     if scene.collision.ngeoms == 0:
         raise InvalidProblemError("scene", "has no collision geometry")
     return scene
+
+
+def _shape(shape: Any, folder: Path) -> Any:
+    """A shape description with a mesh ``file`` taken relative to the scene file's folder."""
+    if isinstance(shape, dict) and isinstance(shape.get("file"), str):
+        return {**shape, "file": str(folder / shape["file"])}
+    return shape
 
 
 def _known(scene: Scene, names: list[str], where: str) -> None:
