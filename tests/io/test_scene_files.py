@@ -131,6 +131,7 @@ def test_example_scenes_are_shipped_and_named():
             "f.pose.R",
         ),
         ({"robot": {"urdf": "a.urdf", "mjcf": "b.xml"}}, "robot"),
+        ({"robot": {"mjcf": "b.xml", "base": {"p": [0, 0, 1]}}}, "robot.base"),
         ({"robot": {"urdf": "package://nothing/x.urdf"}}, "robot.urdf"),
         ({}, "scene"),
     ],

@@ -96,7 +96,9 @@ def _robot(d: dict, folder: Path) -> Scene:
         raise InvalidProblemError("robot.package_dirs", "must be a list of folder paths")
     path = _resolve(r[key], folder, dirs, f"robot.{key}")
     if key == "mjcf":
-        _keys({k: v for k, v in r.items() if k not in ("package_dirs", "floating", "base")}, _ROBOT, "robot")
+        for k in ("floating", "base"):
+            if k in r:
+                raise InvalidProblemError(f"robot.{k}", "applies to URDF only: an MJCF file places its bodies itself")
         return scene_from_mjcf(path)
     floating = r.get("floating", False)
     if not isinstance(floating, bool):
