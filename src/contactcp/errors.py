@@ -17,6 +17,7 @@ __all__ = [
     "UnknownMethodError",
     "InvalidOptionError",
     "SweepError",
+    "SweepInterrupted",
     "InverseKinematicsError",
 ]
 
@@ -102,6 +103,12 @@ class SweepError(ContactCPError, RuntimeError):
 
 def _rebuild_sweep_error(message, index, point, chunk):
     return SweepError(message, index=index, point=point, chunk=chunk)
+
+
+class SweepInterrupted(ContactCPError, KeyboardInterrupt):
+    """Ctrl-C during a sweep that streams into a store: every finished chunk is kept on disk, and the
+    message says how to complete the sweep.  A :class:`KeyboardInterrupt`, so that code catching
+    interrupts still sees one."""
 
 
 class InverseKinematicsError(ContactCPError):

@@ -246,3 +246,25 @@ def test_contacts_text_output_and_margin():
     p = run("contacts", str(example_scene("gripper.json")), "--margin", "0.002")
     assert p.returncode == 0, p.stderr
     assert "8 contact(s) within 0.002 m" in p.stdout and "box|left_finger" in p.stdout
+
+
+def test_hand2d_map_streams_into_a_store_and_resumes(tmp_path):
+    store = tmp_path / "map"
+    p = run("hand2d", "--map", "--resolution", "30", "--store", str(store), "--workers", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    first = json.loads(p.stdout)
+    assert (store / "_manifest.json").is_file() and len(list(store.glob("part-*.parquet"))) >= 1
+    again = run("hand2d", "--map", "--resolution", "30", "--store", str(store), "--json")
+    assert again.returncode == 2 and "already holds a sweep" in again.stderr and again.stderr.count("\n") == 1
+    resumed = run("hand2d", "--map", "--resolution", "30", "--store", str(store), "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["classes"] == first["classes"]
+    from contactcp.sweep import load
+
+    table = load(store)
+    assert table.shape == (30, 30)
+    assert {k: int((table["cls"] == i).sum()) for i, k in enumerate(first["classes"])} == first["classes"]
+    other = run("hand2d", "--map", "--resolution", "31", "--store", str(store), "--resume")
+    assert other.returncode == 2 and "holds another sweep" in other.stderr
+    alone = run("hand2d", "--map", "--resolution", "30", "--resume")
+    assert alone.returncode == 2 and "--resume" in alone.stderr

@@ -93,8 +93,12 @@ def test_invalid_options(pts):
             sweep(demo_point, pts, workers=1, chunk_size=bad)
     with pytest.raises(InvalidOptionError, match="workers"):
         sweep(demo_point, pts, workers=0)
-    with pytest.raises(InvalidOptionError, match="fn"):
-        sweep(lambda **kw: {}, pts, workers=2, progress=False)  # a lambda cannot reach worker processes
+    with pytest.raises(InvalidOptionError, match="fn"):  # a lambda cannot reach worker processes
+        sweep(lambda **kw: {}, pts, executor="processes", workers=2, progress=False)
+    with pytest.raises(InvalidOptionError, match="executor"):
+        sweep(demo_point, pts, executor="cluster")
+    with pytest.raises(InvalidOptionError, match="resume"):
+        sweep(demo_point, pts, resume=True)
     with pytest.raises(InvalidProblemError, match="pts"):
         sweep(demo_point, {"tau1": [1.0]}, workers=1)
 
@@ -104,7 +108,7 @@ def test_invalid_options(pts):
 
 def test_serial_and_pool_agree(pts):
     serial = sweep(demo_point, pts, workers=1, progress=False)
-    pooled = sweep(demo_point, pts, workers=2, chunk_size=50, progress=False)
+    pooled = sweep(demo_point, pts, executor="processes", workers=2, chunk_size=50, progress=False)
     assert_tables_equal(serial, pooled)
     assert serial.columns == ("tau1", "tau2", "s", "p", "v", "big")
     np.testing.assert_array_equal(serial["s"], [x + y for x, y in zip(pts["tau1"], pts["tau2"])])
@@ -112,7 +116,7 @@ def test_serial_and_pool_agree(pts):
     assert pooled.meta["workers"] == 2 and pooled.meta["chunk_size"] == 50
     assert pooled.meta["n_chunks"] == 8 and pooled.meta["n_points"] == len(pts)
     assert pooled.meta["start_method"] in ("forkserver", "spawn") and pooled.meta["elapsed"] > 0
-    pooled_b = sweep(demo_batch, pts, batched=True, workers=2, progress=False)
+    pooled_b = sweep(demo_batch, pts, batched=True, executor="processes", workers=2, progress=False)
     assert_tables_equal(serial, pooled_b)
 
 
@@ -210,7 +214,7 @@ def test_exception_names_the_point():
 def test_exception_in_worker_names_the_point():
     p = points(a=[1.0, 2.0, np.nan, 4.0], b=[0.0, 0.0, 1.0, 0.0])
     with pytest.raises(SweepError, match=r"point 2 \(a=nan, b=1\.0\).*NaN coordinate") as info:
-        sweep(demo_point, p, workers=2, chunk_size=1, progress=False)
+        sweep(demo_point, p, executor="processes", workers=2, chunk_size=1, progress=False)
     assert isinstance(info.value.__cause__, ValueError)
     assert "demo_point" in str(info.value.__cause__.__cause__)  # the worker's traceback
     with pytest.raises(SweepError, match=r"chunk 1 \(points 2\.\.3, first a=nan, b=1\.0\)"):
@@ -262,8 +266,52 @@ def test_script_read_from_stdin_runs_in_process():
         "from contactcp.sweep import grid, sweep\n"
         "from contactcp.sweep.demo import demo_batch\n"
         "t = sweep(demo_batch, grid(x=np.arange(6.0), y=np.arange(2.0)), batched=True, progress=False)\n"
-        "print(len(t), t.meta['start_method'])\n"
+        "print(len(t), t.meta['plan'])\n"
     )
     out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split()[0] == "12" and "in-process" in out.stdout
+    assert out.stdout.split() == ["12", "serial"]
+
+
+def test_script_without_a_main_guard_works(tmp_path):
+    """A script that calls sweep at its top level, unguarded, on work that pays for workers: the
+    sweep runs once (threads, not processes that would run the script again) and prints once."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import functools\n"
+        "import numpy as np\n"
+        "from contactcp.sweep import grid, sweep\n"
+        "from contactcp.sweep.demo import demo_slow\n"
+        "print('start')\n"
+        "fn = functools.partial(demo_slow, 0.4)\n"
+        "pts = grid(x=np.arange(8.0), y=np.arange(2.0))\n"
+        "t = sweep(fn, pts, batched=True, chunk_size=2, workers=2, progress=False)\n"
+        "print(len(t), t.meta['plan'], float(t['s'].sum()))\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["start", "16", "threads", "64.0"]
+
+
+def test_guarded_script_gets_worker_processes(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "guarded.py"
+    script.write_text(
+        "import functools\n"
+        "import numpy as np\n"
+        "from contactcp.sweep import grid, sweep\n"
+        "from contactcp.sweep.demo import demo_slow\n"
+        "if __name__ == '__main__':\n"
+        "    fn = functools.partial(demo_slow, 0.4)\n"
+        "    t = sweep(fn, grid(x=np.arange(8.0), y=np.arange(2.0)), batched=True, chunk_size=2, workers=2,\n"
+        "              progress=False)\n"
+        "    print(len(t), t.meta['plan'])\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["16", "processes"]

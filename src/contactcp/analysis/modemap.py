@@ -382,15 +382,29 @@ def effort_map(
     chunk_size: int | None = None,
     progress: bool = True,
     desc: str = "mode map",
+    store: Any = None,
+    resume: bool = False,
+    scheduler: Any = None,
 ) -> Table:
     """The map over the grid of ``axes`` (``{effort: values}``, every effort of the model) as a
     :class:`contactcp.sweep.Table`: the columns of :func:`effort_states`, the first body's
-    accelerations as ``vdot0``, ``vdot1``, ..."""
+    accelerations as ``vdot0``, ``vdot1``, ...  ``store``, ``resume``, ``scheduler``: as for
+    :func:`contactcp.sweep.sweep` (stream into a folder, complete it, run on Dask)."""
     from contactcp._validate import number
     from contactcp.sweep import grid, sweep
 
     pts = grid(**{n: vector(v, n) for n, v in axes.items()})
     fn = functools.partial(_chunk, model, number(tol, "tol"))
     return sweep(
-        fn, pts, batched=True, executor=executor, workers=workers, chunk_size=chunk_size, progress=progress, desc=desc
+        fn,
+        pts,
+        batched=True,
+        executor=executor,
+        workers=workers,
+        chunk_size=chunk_size,
+        progress=progress,
+        desc=desc,
+        store=store,
+        resume=resume,
+        scheduler=scheduler,
     )

@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     hd.add_argument("--tau-min", type=finite_float, default=0.0, help="map: lowest torque (default 0)")
     hd.add_argument("--tau-max", type=finite_float, default=10.0, help="map: highest torque (default 10)")
     hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
+    hd.add_argument("--store", metavar="DIR", help="map: stream each finished chunk into DIR (Parquet; resumable)")
+    hd.add_argument("--resume", action="store_true", help="map: complete the map already in --store DIR")
+    hd.add_argument("--scheduler", metavar="ADDR", help="map: run on a Dask scheduler (tcp://HOST:PORT, or 'local')")
     hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
     hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
     _common(hd, None)
@@ -238,8 +241,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return _fail("contactcp: error: out of memory: the problem is too large for this machine", 2)
     except RecursionError:
         return _fail("contactcp: error: the input is nested too deeply", 2)
-    except KeyboardInterrupt:
-        return _fail("contactcp: interrupted", 130)
+    except KeyboardInterrupt as exc:  # a sweep with a store says what it kept and how to resume
+        return _fail("contactcp: interrupted" + (f": {exc}" if str(exc) else ""), 130)
     except SystemExit:  # --help, --version
         raise
     except Exception as exc:  # noqa: BLE001 - a bug: one line, exit 1, the traceback on request

@@ -194,7 +194,19 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     output_path(args.out, "--out", (".npz", ".csv"))
     output_path(args.picture, "--picture", PICTURE_SUFFIXES)
     t = np.linspace(args.tau_min, args.tau_max, args.resolution)
-    table = hand_map(args.mu, t, t, tol=args.tol, workers=args.workers, progress=not args.json)
+    if args.resume and not args.store:
+        raise InvalidProblemError("--resume", "needs --store DIR (the map to complete)")
+    table = hand_map(
+        args.mu,
+        t,
+        t,
+        tol=args.tol,
+        workers=args.workers,
+        progress=not args.json,
+        store=args.store,
+        resume=args.resume,
+        scheduler=args.scheduler,
+    )
     cls = table["cls"]
     counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}

@@ -263,9 +263,13 @@ def hand_map(
     executor: Any = None,
     chunk_size: int | None = None,
     progress: bool = True,
+    store: Any = None,
+    resume: bool = False,
+    scheduler: Any = None,
 ) -> Table:
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
-    :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`)."""
+    :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`; ``store``, ``resume``,
+    ``scheduler`` as for :func:`contactcp.sweep.sweep`)."""
     from contactcp.analysis.modemap import effort_map
 
     mu = number(mu, "mu")
@@ -278,6 +282,9 @@ def hand_map(
         chunk_size=chunk_size,
         progress=progress,
         desc=f"mode map mu={mu:g}",
+        store=store,
+        resume=resume,
+        scheduler=scheduler,
     )
     table.rename({"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha"}, drop=("vdot3", "vdot4", "vdot5"))
     return table

@@ -44,30 +44,23 @@ global that ``fn`` builds on its first call: each worker then builds it once.
 
 from __future__ import annotations
 
-import math
 import operator
 import os
-import pickle
-import queue
-import sys
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from contactcp.errors import InvalidOptionError, InvalidProblemError, SweepError
+from contactcp.errors import InvalidOptionError, InvalidProblemError, SweepError, SweepInterrupted
+from contactcp.sweep.executors import dask_client
 from contactcp.sweep.points import Points, grid, points
 from contactcp.sweep.progress import _Progress
+from contactcp.sweep.run import _Run
+from contactcp.sweep.store import load
 from contactcp.sweep.table import Table
-from contactcp.sweep.workers import _ChunkFailure, _init_worker, _mp_context, _RemoteTraceback, _run_chunk
 
-__all__ = ["Points", "Table", "SweepError", "grid", "points", "sweep"]
-
-
-_MAX_CHUNK = 4096
-_CHUNKS_PER_WORKER = 8
+__all__ = ["Points", "Table", "SweepError", "SweepInterrupted", "grid", "points", "sweep", "load"]
 
 
 # --------------------------------------------------------------------------- sweep
@@ -101,6 +94,9 @@ def sweep(
     chunk_size: int | None = None,
     progress: bool = True,
     desc: str | None = None,
+    store: str | os.PathLike | None = None,
+    resume: bool = False,
+    scheduler: Any = None,
 ) -> Table:
     """Evaluate ``fn`` at every point of ``pts``, in chunks, in parallel.
 
@@ -117,15 +113,19 @@ def sweep(
         From :func:`grid` or :func:`points`.
     batched : bool
         Call ``fn`` per chunk rather than per point (much less overhead).
-    executor : Executor-like, optional
+    executor : Executor-like or str, optional
         Any object whose ``submit(f, *args)`` returns a future with
         ``result()`` (and, ideally, ``add_done_callback``), e.g. a
-        :class:`concurrent.futures.Executor` or a dask ``distributed.Client``.
-        It is neither created nor shut down here.
+        :class:`concurrent.futures.Executor` or a dask ``distributed.Client``;
+        it is neither created nor shut down here.  Or ``"serial"``, ``"threads"``,
+        ``"processes"``: that local plan, without measuring the first chunk.
     workers : int, optional
-        Without ``executor``: ``1`` runs in the calling process, otherwise a
-        process pool of ``workers`` (default ``os.cpu_count()``) processes is
-        started and shut down.  With ``executor``: only used to size chunks.
+        Without ``executor``: ``1`` runs in the calling process; otherwise (default
+        ``os.cpu_count()``) the first chunk runs in the calling process and the rest
+        in ``workers`` worker processes only if the first chunk's time says they pay
+        for their start (:func:`contactcp.sweep.executors.local_plan`; threads
+        instead of processes when the calling script has no main guard).  With
+        ``executor`` or ``scheduler``: only used to size chunks (and the local cluster).
     chunk_size : int, optional
         Points per chunk; default ``ceil(len(pts) / (8 * workers))`` bounded to ``[1, 4096]``.
     progress : bool
@@ -133,13 +133,24 @@ def sweep(
         it is not, one summary line at the end.  ``False`` prints nothing.
     desc : str, optional
         Label of the progress bar; default ``fn``'s name.
+    store : path, optional
+        A folder receiving each chunk's rows as it finishes (:mod:`contactcp.sweep.store`:
+        Parquet, readable by pandas without contactcp); :func:`load` reads it back.
+    resume : bool
+        With ``store``: complete the sweep already in that folder, computing only the
+        chunks it does not hold (the points must be the same).
+    scheduler : str or distributed.Client, optional
+        Run the chunks on Dask: a scheduler address ``"tcp://HOST:PORT"``, a ``Client``,
+        or ``"local"`` (a ``LocalCluster`` of ``workers`` processes on the loopback
+        interface, started and shut down here).
 
     Returns
     -------
     Table
         The coordinates then ``fn``'s columns, in point order; ``table.meta``
         records ``elapsed`` (s), ``workers``, ``chunk_size``, ``n_chunks``,
-        ``n_points``, ``batched``, ``executor`` and ``start_method``.
+        ``n_points``, ``batched``, ``executor``, ``start_method``, ``plan``
+        and, with a store, ``store`` and ``resumed_chunks``.
 
     Raises
     ------
@@ -147,9 +158,12 @@ def sweep(
         ``fn`` raised or returned something unusable; the message names the
         point (or the chunk, for ``batched=True``) and the original exception
         is chained.  Also when a worker process died.
+    SweepInterrupted
+        Ctrl-C (a :class:`KeyboardInterrupt`) during a sweep with a store: every
+        finished chunk is kept, and the message says how to resume.
     InvalidOptionError
         Bad ``workers``, ``chunk_size``, ``fn`` (not callable, or not picklable
-        for a process pool).
+        for a process pool), ``store``, ``scheduler``.
     InvalidProblemError
         ``pts`` is not a :class:`Points`.
     """
@@ -159,158 +173,62 @@ def sweep(
         raise InvalidOptionError("fn", f"must be callable, got {type(fn).__name__}")
     workers = _positive_int("workers", workers)
     chunk_size = _positive_int("chunk_size", chunk_size)
+    if resume and store is None:
+        raise InvalidOptionError("resume", "needs a store (the folder of the sweep to complete)")
+    if scheduler is not None and executor is not None:
+        raise InvalidOptionError("scheduler", "give either executor or scheduler, not both")
     n = len(pts)
     if n == 0:  # Points from grid()/points() are never empty; a slice may be
         raise InvalidProblemError("pts", "has no points")
-
-    own_pool = executor is None and workers != 1
-    fallback = None
-    if own_pool and not _main_reimportable():
-        # a script read from stdin: forkserver/spawn workers would try to re-run a file that does
-        # not exist and die; compute in this process instead
-        own_pool, workers, fallback = False, 1, "in-process (__main__ cannot be re-imported by workers)"
-    if executor is None and workers == 1:
-        n_workers = 1
-    elif workers is not None:
-        n_workers = workers
-    else:
-        n_workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-    if chunk_size is None:
-        chunk_size = max(1, min(_MAX_CHUNK, math.ceil(n / (_CHUNKS_PER_WORKER * n_workers))))
-    bounds = [(a, min(a + chunk_size, n)) for a in range(0, n, chunk_size)]
     name = (
         getattr(fn, "__qualname__", None)
         or getattr(getattr(fn, "func", None), "__qualname__", None)
         or type(fn).__name__
     )
-    start_method = fallback
-    if own_pool:
-        _check_picklable(fn)
-        ctx = _mp_context()
-        start_method = ctx.get_start_method()
-        n_workers = min(n_workers, len(bounds))
-        executor = ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx, initializer=_init_worker)
-
+    client, own_client = (None, False) if scheduler is None else dask_client(scheduler, workers)
+    run = _Run(fn, pts, batched, executor if client is None else client, workers, chunk_size, name)
+    run.open_store(store, resume)
     t0 = time.perf_counter()
     bar = _Progress(n, desc or name, bool(progress))
-    results: list[Any] = [None] * len(bounds)
+    bar.update(run.points_done())
     ok = False
     try:
-        if executor is None:
-            for k, (a, b) in enumerate(bounds):
-                res = _run_chunk(fn, pts[a:b]._cols, batched, portable=False)
-                if isinstance(res, _ChunkFailure):
-                    _raise_failure(res, pts, k, a, b, remote=False)
-                results[k] = res
-                bar.update(b - a)
-        else:
-            _run_parallel(executor, fn, pts, bounds, batched, results, bar, cancel_on_error=not own_pool)
-        table_cols = _assemble(pts, bounds, results)
+        run.execute(bar)
+        table_cols = _assemble(pts, run.bounds, run.all_results())
         ok = True
+    except KeyboardInterrupt:
+        if run.store is None:
+            raise
+        kept = len(run.store.done())
+        raise SweepInterrupted(
+            f"kept {kept} of {len(run.bounds)} chunks in {str(run.store.path)!r}; "
+            "run the same sweep with resume=True (CLI: --resume) to complete it"
+        ) from None
     finally:
-        if own_pool:
-            executor.shutdown(wait=True, cancel_futures=True)
+        if own_client:
+            run.close_client()
         elapsed = time.perf_counter() - t0
         bar.close(
             f"{desc or name}: {n} points in {elapsed:.2f} s "
-            f"({n_workers} worker{'s' if n_workers != 1 else ''}, {len(bounds)} chunks of <= {chunk_size})",
+            f"({run.n_workers} worker{'s' if run.n_workers != 1 else ''}, {len(run.bounds)} chunks of "
+            f"<= {run.chunk_size}, {run.plan})",
             ok,
         )
     meta = {
         "elapsed": elapsed,
-        "workers": n_workers,
-        "chunk_size": chunk_size,
-        "n_chunks": len(bounds),
+        "workers": run.n_workers,
+        "chunk_size": run.chunk_size,
+        "n_chunks": len(run.bounds),
         "n_points": n,
         "batched": bool(batched),
         "fn": name,
-        "executor": None if (executor is None) else type(executor).__name__,
-        "start_method": start_method,
+        "executor": run.executor_name,
+        "start_method": run.start_method,
+        "plan": run.plan,
     }
+    if run.store is not None:
+        meta.update(store=str(run.store.path), resumed_chunks=len(run.resumed))
     return Table(table_cols, coords=pts.columns, shape=pts.shape, meta=meta)
-
-
-def _main_reimportable() -> bool:
-    """Whether worker processes started by forkserver/spawn can set up ``__main__`` as this one has it."""
-    main = sys.modules.get("__main__")
-    if getattr(getattr(main, "__spec__", None), "name", None):
-        return True
-    path = getattr(main, "__file__", None)
-    return path is None or os.path.isfile(path)
-
-
-def _check_picklable(fn: Callable) -> None:
-    target = getattr(fn, "func", fn)
-    if (
-        getattr(target, "__module__", None) == "__main__"
-        and getattr(sys.modules.get("__main__"), "__file__", None) is None
-    ):
-        raise InvalidOptionError(
-            "fn",
-            f"{getattr(target, '__qualname__', target)!r} is defined in an interactive "
-            "session, which worker processes cannot import: define it in a module, "
-            "or pass workers=1",
-        )
-    try:
-        pickle.dumps(fn)
-    except Exception as exc:  # noqa: BLE001
-        raise InvalidOptionError(
-            "fn",
-            f"cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
-            "use a top-level function of a module, or workers=1",
-        ) from None
-
-
-def _run_parallel(executor, fn, pts, bounds, batched, results, bar, cancel_on_error: bool) -> None:
-    futures = [executor.submit(_run_chunk, fn, pts[a:b]._cols, batched) for a, b in bounds]
-    try:
-        if all(hasattr(f, "add_done_callback") for f in futures):
-            done: queue.SimpleQueue = queue.SimpleQueue()
-            for k, f in enumerate(futures):
-                f.add_done_callback(lambda _f, k=k: done.put(k))
-            order = (done.get() for _ in futures)
-        else:
-            order = iter(range(len(futures)))
-        for k in order:
-            a, b = bounds[k]
-            try:
-                res = futures[k].result()
-            except Exception as exc:  # noqa: BLE001 - the executor failed, not fn
-                raise SweepError(
-                    f"chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}) failed in the "
-                    f"executor: {type(exc).__name__}: {exc}",
-                    point=pts[a],
-                    chunk=(a, b),
-                ) from exc
-            if isinstance(res, _ChunkFailure):
-                _raise_failure(res, pts, k, a, b, remote=True)
-            results[k] = res
-            bar.update(b - a)
-    except BaseException:
-        if cancel_on_error:
-            for f in futures:
-                try:
-                    f.cancel()
-                except Exception:  # noqa: BLE001
-                    pass
-        raise
-
-
-def _raise_failure(res: _ChunkFailure, pts: Points, k: int, a: int, b: int, remote: bool):
-    cause = res.exc
-    if remote and cause is not None and cause.__traceback__ is None:
-        cause.__cause__ = _RemoteTraceback(f'\n"""\n{res.tb}"""')
-    if res.index is None:
-        raise SweepError(
-            f"fn failed on chunk {k} (points {a}..{b - 1}, first {_fmt_point(pts[a])}): {res.message}",
-            point=pts[a],
-            chunk=(a, b),
-        ) from cause
-    i = a + res.index
-    point = pts[i]
-    raise SweepError(
-        f"fn failed at point {i} ({_fmt_point(point)}): {res.message}", index=i, point=point, chunk=(a, b)
-    ) from cause
 
 
 def _assemble(pts: Points, bounds, results) -> dict[str, np.ndarray]:

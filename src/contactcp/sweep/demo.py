@@ -32,3 +32,19 @@ def demo_batch(**columns: np.ndarray) -> dict[str, np.ndarray]:
         raise ValueError("NaN coordinate")
     s = np.array([math.fsum(row) for row in vals.tolist()])
     return {"s": s, "p": np.prod(vals, axis=1), "v": vals, "big": s > 0}
+
+
+def demo_slow(seconds: float = 0.0, **columns: np.ndarray) -> dict[str, np.ndarray]:
+    """Test helper: :func:`demo_batch` after sleeping ``seconds`` per chunk (work that pays for workers)."""
+    import time
+
+    time.sleep(seconds)
+    return demo_batch(**columns)
+
+
+def demo_interrupt_after(calls: list, limit: int, **columns: np.ndarray) -> dict[str, np.ndarray]:
+    """Test helper: :func:`demo_batch`, but Ctrl-C (KeyboardInterrupt) on the ``limit``-th call."""
+    calls.append(1)
+    if len(calls) >= limit:
+        raise KeyboardInterrupt
+    return demo_batch(**columns)

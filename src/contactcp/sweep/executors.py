@@ -1,0 +1,107 @@
+"""Where a sweep's chunks run: this process, threads, worker processes, or a Dask cluster.
+
+* :func:`dask_client` — a ``distributed.Client`` from a scheduler address (``"tcp://HOST:PORT"``),
+  an existing client, or ``"local"`` (a ``LocalCluster`` on the loopback interface, one thread per
+  worker process, shut down with the client);
+* :func:`unguarded_main` — whether the sweep is being called from the top level of a script that
+  has no ``if __name__ == "__main__":`` guard around the call; worker processes started by
+  ``forkserver``/``spawn`` would run such a script again, so the local choice avoids them there;
+* :func:`local_plan` — the local executor, chosen by measured cost: the first two chunks run in this
+  process (the first one also pays for set-up: compiled kernels, cached models), and the rest runs
+  here too unless its time, estimated from the second chunk, pays for starting workers.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from typing import Any
+
+from contactcp.errors import InvalidOptionError
+
+__all__ = ["dask_client", "is_dask_client", "unguarded_main", "local_plan", "POOL_START_COST"]
+
+#: seconds to start a pool of worker processes and bring contactcp into them (measured on a
+#: 2-core machine: 0.5-1.5 s; ``benchmarks/sweep.py`` reports it)
+POOL_START_COST = 1.0
+
+
+def is_dask_client(obj: Any) -> bool:
+    return type(obj).__name__ == "Client" and type(obj).__module__.startswith("distributed")
+
+
+def dask_client(scheduler: Any, workers: int | None) -> tuple[Any, bool]:
+    """``(client, owned)``: a Dask client for ``scheduler`` (see the module docstring); ``owned``
+    says the caller must close it (and its local cluster)."""
+    if is_dask_client(scheduler):
+        return scheduler, False
+    if not isinstance(scheduler, str) or not scheduler:
+        raise InvalidOptionError(
+            "scheduler", f'must be "tcp://HOST:PORT", "local" or a distributed.Client, got {scheduler!r}'
+        )
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - a dependency
+        raise InvalidOptionError("scheduler", "needs dask.distributed (pip install 'dask[distributed]')") from None
+    if scheduler == "local":
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+        client = Client(cluster, set_as_default=False)
+        return client, True
+    try:
+        return Client(scheduler, timeout=10, set_as_default=False), True
+    except OSError as exc:
+        raise InvalidOptionError("scheduler", f"cannot reach the Dask scheduler at {scheduler!r} ({exc})") from None
+
+
+def unguarded_main() -> bool:
+    """True when the call stack reaches the top level of the ``__main__`` script at a line that is
+    not inside an ``if __name__ == "__main__":`` block."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or not os.path.isfile(path):
+        return False
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals is main.__dict__:
+            break
+        frame = frame.f_back
+    if frame is None:
+        return False
+    line = frame.f_lineno
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test) and node.lineno <= line <= (node.end_lineno or line):
+            return False
+    return True
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(consts) == 1
+
+
+def local_plan(first_chunk_seconds: float, chunks_left: int, workers: int, guarded: bool) -> str:
+    """``"serial"``, ``"processes"`` or ``"threads"`` for the chunks left, from the first chunk's time:
+    workers only when the work left, shared among them, saves more than starting them costs."""
+    if workers <= 1 or chunks_left == 0:
+        return "serial"
+    left = first_chunk_seconds * chunks_left
+    saved = left - left / min(workers, chunks_left)
+    if saved <= POOL_START_COST:
+        return "serial"
+    return "processes" if guarded else "threads"
