@@ -364,12 +364,12 @@ def _modes(m: EffortModel, bt, c, a, has, det, mode_tol) -> tuple[np.ndarray, np
     return modes, cls
 
 
-def _chunk(model: EffortModel, tol: float, **columns: np.ndarray) -> dict[str, np.ndarray]:
+def _chunk(model: EffortModel, tol: float, names: dict, **columns: np.ndarray) -> dict[str, np.ndarray]:
     out = effort_states(model, columns, tol=tol)
     vdot = out.pop("vdot")
     for j in range(min(vdot.shape[1], 6)):  # the first body's accelerations
         out[f"vdot{j}"] = vdot[:, j]
-    return out
+    return {names.get(k, k): v for k, v in out.items() if names.get(k, k) is not None}
 
 
 def effort_map(
@@ -385,16 +385,18 @@ def effort_map(
     store: Any = None,
     resume: bool = False,
     scheduler: Any = None,
+    names: dict[str, str | None] | None = None,
 ) -> Table:
     """The map over the grid of ``axes`` (``{effort: values}``, every effort of the model) as a
     :class:`contactcp.sweep.Table`: the columns of :func:`effort_states`, the first body's
-    accelerations as ``vdot0``, ``vdot1``, ...  ``store``, ``resume``, ``scheduler``: as for
+    accelerations as ``vdot0``, ``vdot1``, ... (``names`` renames columns, ``None`` drops one, in the
+    workers, so that a store holds the final names).  ``store``, ``resume``, ``scheduler``: as for
     :func:`contactcp.sweep.sweep` (stream into a folder, complete it, run on Dask)."""
     from contactcp._validate import number
     from contactcp.sweep import grid, sweep
 
     pts = grid(**{n: vector(v, n) for n, v in axes.items()})
-    fn = functools.partial(_chunk, model, number(tol, "tol"))
+    fn = functools.partial(_chunk, model, number(tol, "tol"), dict(names or {}))
     return sweep(
         fn,
         pts,

@@ -285,6 +285,6 @@ def hand_map(
         store=store,
         resume=resume,
         scheduler=scheduler,
+        names={"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha", "vdot3": None, "vdot4": None, "vdot5": None},
     )
-    table.rename({"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha"}, drop=("vdot3", "vdot4", "vdot5"))
     return table

@@ -48,3 +48,15 @@ def demo_interrupt_after(calls: list, limit: int, **columns: np.ndarray) -> dict
     if len(calls) >= limit:
         raise KeyboardInterrupt
     return demo_batch(**columns)
+
+
+def demo_busy(ms: float = 1.0, **columns: np.ndarray) -> dict[str, np.ndarray]:
+    """Benchmark helper: :func:`demo_batch` after ``ms`` milliseconds of CPU work per point (a spin
+    on the clock, so that the work is CPU-bound and the same on every machine)."""
+    import time
+
+    n = len(next(iter(columns.values())))
+    end = time.perf_counter() + 1e-3 * ms * n
+    while time.perf_counter() < end:
+        pass
+    return demo_batch(**columns)

@@ -2,7 +2,7 @@
 
 * :func:`dask_client` — a ``distributed.Client`` from a scheduler address (``"tcp://HOST:PORT"``),
   an existing client, or ``"local"`` (a ``LocalCluster`` on the loopback interface, one thread per
-  worker process, shut down with the client);
+  worker process — worker threads in a script without a main guard — shut down with the client);
 * :func:`unguarded_main` — whether the sweep is being called from the top level of a script that
   has no ``if __name__ == "__main__":`` guard around the call; worker processes started by
   ``forkserver``/``spawn`` would run such a script again, so the local choice avoids them there;
@@ -20,7 +20,7 @@ from typing import Any
 
 from contactcp.errors import InvalidOptionError
 
-__all__ = ["dask_client", "is_dask_client", "unguarded_main", "local_plan", "POOL_START_COST"]
+__all__ = ["dask_client", "is_dask_client", "unguarded_main", "main_guarded", "local_plan", "POOL_START_COST"]
 
 #: seconds to start a pool of worker processes and bring contactcp into them (measured on a
 #: 2-core machine: 0.5-1.5 s; ``benchmarks/sweep.py`` reports it)
@@ -44,13 +44,15 @@ def dask_client(scheduler: Any, workers: int | None) -> tuple[Any, bool]:
         from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - a dependency
         raise InvalidOptionError("scheduler", "needs dask.distributed (pip install 'dask[distributed]')") from None
-    if scheduler == "local":
+    if scheduler == "local":  # worker processes only where they cannot re-run an unguarded script
+        processes = main_guarded()
+        where = {"host": "127.0.0.1"} if processes else {}  # threads talk in-process
         cluster = LocalCluster(
             n_workers=workers or os.cpu_count() or 1,
             threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
+            processes=processes,
             dashboard_address=None,
+            **where,
         )
         client = Client(cluster, set_as_default=False)
         return client, True
@@ -84,6 +86,21 @@ def unguarded_main() -> bool:
         if isinstance(node, ast.If) and _is_main_test(node.test) and node.lineno <= line <= (node.end_lineno or line):
             return False
     return True
+
+
+def main_reimportable() -> bool:
+    """Whether worker processes started by forkserver/spawn can set up ``__main__`` as this one has it."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return True
+    path = getattr(main, "__file__", None)
+    return path is None or os.path.isfile(path)
+
+
+def main_guarded() -> bool:
+    """Whether worker processes may be started: ``__main__`` can be re-imported by them and the sweep
+    is not called from the unguarded top level of the script."""
+    return main_reimportable() and not unguarded_main()
 
 
 def _is_main_test(test: ast.expr) -> bool:

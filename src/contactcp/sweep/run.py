@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from contactcp.errors import InvalidOptionError, SweepError
-from contactcp.sweep.executors import is_dask_client, local_plan, unguarded_main
+from contactcp.sweep.executors import is_dask_client, local_plan, main_guarded
 from contactcp.sweep.points import Points
 from contactcp.sweep.store import ChunkStore
 from contactcp.sweep.workers import _ChunkFailure, _init_worker, _mp_context, _RemoteTraceback, _run_chunk
@@ -122,7 +122,7 @@ class _Run:
             self._serial(todo[:1])
             t0 = time.perf_counter()
             self._serial(todo[1:2])
-            guarded = _main_reimportable() and not unguarded_main()
+            guarded = main_guarded()
             self.plan = local_plan(time.perf_counter() - t0, len(todo[2:]), self.n_workers, guarded)
             rest = todo[2:]
         if self.plan == "serial":
@@ -181,15 +181,6 @@ class _Run:
                     except Exception:  # noqa: BLE001
                         pass
             raise
-
-
-def _main_reimportable() -> bool:
-    """Whether worker processes started by forkserver/spawn can set up ``__main__`` as this one has it."""
-    main = sys.modules.get("__main__")
-    if getattr(getattr(main, "__spec__", None), "name", None):
-        return True
-    path = getattr(main, "__file__", None)
-    return path is None or os.path.isfile(path)
 
 
 def _check_picklable(fn: Callable) -> None:
