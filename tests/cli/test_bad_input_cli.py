@@ -570,6 +570,25 @@ CASES = [
         ["contacts", "s.json"],
         "margin",
     ),
+    # --- maps with stores
+    ("hand2d-resume-no-store", {}, ["hand2d", "--map", "--resolution", "5", "--resume"], "--resume"),
+    ("hand2d-store-is-file", {"s": "x"}, ["hand2d", "--map", "--resolution", "5", "--store", "s"], "not a folder"),
+    ("hand2d-workers-0", {}, ["hand2d", "--map", "--resolution", "5", "--workers", "0"], "--workers"),
+    (
+        "hand2d-scheduler-down",
+        {},
+        ["hand2d", "--map", "--resolution", "5", "--scheduler", "tcp://127.0.0.1:9"],
+        "cannot reach the Dask scheduler",
+    ),
+    ("grasp-map-joints", {}, ["grasp", "puma3", "--map", "--joints", "2", "2"], "--joints"),
+    ("grasp-map-joint-7", {}, ["grasp", "puma3", "--map", "--joints", "2", "7"], "--joints"),
+    ("grasp-map-range", {}, ["grasp", "puma3", "--map", "--tau-min", "3", "--tau-max", "1"], "--tau-max"),
+    (
+        "hand2d-store-crafted",
+        {"s/_manifest.json": '{"version": 1, "n_points": 25, "bounds": [[0, 30]]}'},
+        ["hand2d", "--map", "--resolution", "5", "--store", "s", "--resume"],
+        "not a valid sweep manifest",
+    ),
     # --- reproduce
     ("reproduce-unknown", {}, ["reproduce", "nope", "--out", "res"], "nope"),
     ("reproduce-resolution-1", {}, ["reproduce", "yashima", "--resolution", "1", "--out", "res"], "--resolution"),

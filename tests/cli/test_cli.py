@@ -268,3 +268,14 @@ def test_hand2d_map_streams_into_a_store_and_resumes(tmp_path):
     assert other.returncode == 2 and "holds another sweep" in other.stderr
     alone = run("hand2d", "--map", "--resolution", "30", "--resume")
     assert alone.returncode == 2 and "--resume" in alone.stderr
+
+
+def test_grasp_map_json_and_store(tmp_path):
+    p = run("grasp", "puma3", "--map", "--resolution", "8", "--workers", "1", "--store", str(tmp_path / "g"), "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["success"] and sum(d["classes"].values()) == 64 and d["verdicts"]["determinate"] == 64
+    assert d["classes"]["RRR"] > 0
+    from contactcp.sweep import load
+
+    assert load(tmp_path / "g").shape == (8, 8)

@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Sequence
 
 from contactcp._version import __version__
+from contactcp.cli.maps import add_grasp_map_options, add_sweep_options
 from contactcp.cli.output import Parser, UsageError, finite_float, one_line  # noqa: F401
 from contactcp.errors import ContactCPError
 from contactcp.settings import DEFAULT_TOL
@@ -122,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(nsgs, prox, newton, admm, a long nsgs, while inconclusive)",
         json_help="print one JSON object (same keys as `dynamic`)",
     )
-    gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces")
+    gr.add_argument("--picture", metavar="FILE.png", help="also draw the grasp with its contact forces (or the map)")
+    add_grasp_map_options(gr)
     gr.set_defaults(func=_cmd_grasp)
 
     hd = sub.add_parser("hand2d", help="the two-finger hand of Yashima & Yamaguchi: determinacy and mode maps")
@@ -133,10 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     hd.add_argument("--resolution", type=int, default=200, help="map: points per axis (default 200)")
     hd.add_argument("--tau-min", type=finite_float, default=0.0, help="map: lowest torque (default 0)")
     hd.add_argument("--tau-max", type=finite_float, default=10.0, help="map: highest torque (default 10)")
-    hd.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
-    hd.add_argument("--store", metavar="DIR", help="map: stream each finished chunk into DIR (Parquet; resumable)")
-    hd.add_argument("--resume", action="store_true", help="map: complete the map already in --store DIR")
-    hd.add_argument("--scheduler", metavar="ADDR", help="map: run on a Dask scheduler (tcp://HOST:PORT, or 'local')")
+    add_sweep_options(hd)
     hd.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
     hd.add_argument("--picture", metavar="FILE.png", help="map: draw it")
     _common(hd, None)

@@ -109,6 +109,11 @@ def _cmd_grasp(args: argparse.Namespace) -> int:
     from contactcp.scenarios.buffo2006 import puma3_grasp
     from contactcp.simulate.instant import solve_dynamic
 
+    if args.map:
+        from contactcp.cli.maps import grasp_map_command
+
+        return grasp_map_command(args)
+
     output_path(args.picture, "--picture", PICTURE_SUFFIXES)
     grasp = puma3_grasp(args.mu, args.state)
     # the paper's own law (the Coulomb cone) unless the method is meant for another one
@@ -194,19 +199,9 @@ def _hand2d_map(args: argparse.Namespace) -> int:
     output_path(args.out, "--out", (".npz", ".csv"))
     output_path(args.picture, "--picture", PICTURE_SUFFIXES)
     t = np.linspace(args.tau_min, args.tau_max, args.resolution)
-    if args.resume and not args.store:
-        raise InvalidProblemError("--resume", "needs --store DIR (the map to complete)")
-    table = hand_map(
-        args.mu,
-        t,
-        t,
-        tol=args.tol,
-        workers=args.workers,
-        progress=not args.json,
-        store=args.store,
-        resume=args.resume,
-        scheduler=args.scheduler,
-    )
+    from contactcp.cli.maps import sweep_kwargs
+
+    table = hand_map(args.mu, t, t, tol=args.tol, progress=not args.json, **sweep_kwargs(args))
     cls = table["cls"]
     counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}

@@ -29,30 +29,50 @@ def _extent(t1: np.ndarray, t2: np.ndarray) -> list[float]:
     return [t1[0] - d1, t1[-1] + d1, t2[0] - d2, t2[-1] + d2]
 
 
-def plot_mode_map(cls: np.ndarray, tau1: np.ndarray, tau2: np.ndarray, title: str = "", ax=None):
-    """Fig. 7: the class of each grid point (``cls[i, j]`` at ``tau1[i], tau2[j]``)."""
+def _class_colors(classes: tuple[str, ...]) -> list:
+    """The two-contact palette for two-contact classes; else a colour per rolling/sliding pattern
+    (from green, all rolling, to red, all sliding), grey for breaking, black for not determinate."""
+    if tuple(classes) == MODE_CLASSES:
+        return list(CLASS_COLORS)
+    patterns = len(classes) - 2
+    ramp = plt.get_cmap("RdYlGn_r")
+    return [ramp(k / max(patterns - 1, 1)) for k in range(patterns)] + ["#7f8c8d", "#000000"]
+
+
+def plot_mode_map(
+    cls: np.ndarray,
+    tau1: np.ndarray,
+    tau2: np.ndarray,
+    title: str = "",
+    ax=None,
+    classes: tuple[str, ...] = MODE_CLASSES,
+    labels: tuple[str, str] = (r"$\tau_1$ (N m)", r"$\tau_2$ (N m)"),
+):
+    """Fig. 7: the class of each grid point (``cls[i, j]`` at ``tau1[i], tau2[j]``), ``classes`` its
+    names (:func:`contactcp.analysis.modemap.mode_classes` of the map's contact count)."""
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    colors = _class_colors(tuple(classes))
     ax.imshow(
         np.asarray(cls).T,
         origin="lower",
         extent=_extent(tau1, tau2),
         aspect="auto",
-        cmap=ListedColormap(CLASS_COLORS),
+        cmap=ListedColormap(colors),
         vmin=-0.5,
-        vmax=len(MODE_CLASSES) - 0.5,
+        vmax=len(classes) - 0.5,
         interpolation="nearest",
     )
     present = sorted(set(np.unique(cls).tolist()))
     ax.legend(
-        handles=[Patch(color=CLASS_COLORS[k], label=MODE_CLASSES[k]) for k in present],
+        handles=[Patch(color=colors[k], label=classes[k]) for k in present],
         loc="upper right",
         fontsize=8,
         framealpha=0.9,
     )
-    ax.set_xlabel(r"$\tau_1$ (N m)")
-    ax.set_ylabel(r"$\tau_2$ (N m)")
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
     ax.set_title(title)
     return ax.figure if own else ax
 

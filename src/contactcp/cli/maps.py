@@ -1,0 +1,102 @@
+"""The CLI's maps over many solves: shared sweep options and the three-finger grasp's effort map."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+
+from contactcp.cli.output import PICTURE_SUFFIXES, check_map_size, finite_float, output_path, print_json
+
+
+def add_sweep_options(sp: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--store``, ``--resume``, ``--scheduler`` (:func:`contactcp.sweep.sweep`)."""
+    sp.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
+    sp.add_argument("--store", metavar="DIR", help="map: stream each finished chunk into DIR (Parquet; resumable)")
+    sp.add_argument("--resume", action="store_true", help="map: complete the map already in --store DIR")
+    sp.add_argument("--scheduler", metavar="ADDR", help="map: run on a Dask scheduler (tcp://HOST:PORT, or 'local')")
+
+
+def sweep_kwargs(args: argparse.Namespace) -> dict:
+    from contactcp.errors import InvalidProblemError
+
+    if args.resume and not args.store:
+        raise InvalidProblemError("--resume", "needs --store DIR (the map to complete)")
+    if args.workers is not None and args.workers < 1:
+        raise InvalidProblemError("--workers", f"must be at least 1, got {args.workers}")
+    return {"workers": args.workers, "store": args.store, "resume": args.resume, "scheduler": args.scheduler}
+
+
+def add_grasp_map_options(gr: argparse.ArgumentParser) -> None:
+    gr.add_argument("--map", action="store_true", help="the contact-mode map over two joint efforts of one finger")
+    gr.add_argument("--finger", type=int, default=1, choices=(1, 2, 3), help="map: the finger (default 1)")
+    gr.add_argument(
+        "--joints", type=int, nargs=2, default=(2, 3), metavar=("J1", "J2"), help="map: its two joints (default 2 3)"
+    )
+    gr.add_argument("--resolution", type=int, default=60, help="map: points per axis (default 60)")
+    gr.add_argument("--tau-min", type=finite_float, default=-20.0, help="map: lowest added torque (default -20)")
+    gr.add_argument("--tau-max", type=finite_float, default=20.0, help="map: highest added torque (default 20)")
+    gr.add_argument("--out", metavar="FILE", help="map: save the table (.npz or .csv)")
+    add_sweep_options(gr)
+
+
+def grasp_map_command(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from contactcp.analysis.determinacy import VERDICTS
+    from contactcp.analysis.modemap import mode_classes
+    from contactcp.errors import InvalidProblemError
+    from contactcp.scenarios.grasp_maps import grasp_map
+
+    if args.resolution < 2:
+        raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
+    check_map_size(args.resolution, "--resolution")
+    if not args.tau_max > args.tau_min:
+        raise InvalidProblemError("--tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
+    bad = [j for j in args.joints if not 1 <= j <= 6]
+    if bad or args.joints[0] == args.joints[1]:
+        raise InvalidProblemError("--joints", f"must be two different joints in 1..6, got {list(args.joints)}")
+    output_path(args.out, "--out", (".npz", ".csv"))
+    output_path(args.picture, "--picture", PICTURE_SUFFIXES)
+    t = np.linspace(args.tau_min, args.tau_max, args.resolution)
+    joints = (args.joints[0] - 1, args.joints[1] - 1)
+    table = grasp_map(
+        args.mu, t, t, finger=args.finger - 1, joints=joints, progress=not args.json, **sweep_kwargs(args)
+    )
+    classes = mode_classes(3)
+    counts = {name: int((table["cls"] == k).sum()) for k, name in enumerate(classes)}
+    verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
+    with contextlib.ExitStack() as stack:  # both outputs or neither
+        from contactcp._files import atomic_write
+
+        if args.out:
+            table.save(stack.enter_context(atomic_write(args.out)))
+        if args.picture:
+            from contactcp.plotting.modemap import plot_mode_map, save
+
+            labels = tuple(f"finger {args.finger}, joint {j}: added torque (N m)" for j in args.joints)
+            fig = plot_mode_map(table.grid("cls"), t, t, f"three-finger grasp, mu = {args.mu:g}", None, classes, labels)
+            save(fig, stack.enter_context(atomic_write(args.picture)))
+    ok = verdicts["undecided"] == 0
+    if args.json:
+        print_json(
+            {
+                "status": "SOLVED" if ok else "INACCURATE",
+                "success": ok,
+                "mu": args.mu,
+                "finger": args.finger,
+                "joints": list(args.joints),
+                "resolution": args.resolution,
+                "tau_range": [args.tau_min, args.tau_max],
+                "classes": counts,
+                "verdicts": verdicts,
+                "time": table.meta.get("elapsed"),
+            }
+        )
+    else:
+        print(
+            f"three-finger grasp, mu = {args.mu:g}: {args.resolution} x {args.resolution} efforts added to finger "
+            f"{args.finger}'s joints {args.joints[0]} and {args.joints[1]} in [{args.tau_min:g}, {args.tau_max:g}] N m"
+        )
+        print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items() if v))
+        print("  verdicts: " + ", ".join(f"{k}: {v}" for k, v in verdicts.items() if v))
+    return 0 if ok else 1
