@@ -589,6 +589,7 @@ CASES = [
         ["hand2d", "--map", "--resolution", "5", "--store", "s", "--resume"],
         "not a valid sweep manifest",
     ),
+    ("fclib-empty-folder", {"d/readme.txt": "no problems here"}, ["fclib", "d"], "holds no .hdf5"),
     # --- reproduce
     ("reproduce-unknown", {}, ["reproduce", "nope", "--out", "res"], "nope"),
     ("reproduce-resolution-1", {}, ["reproduce", "yashima", "--resolution", "1", "--out", "res"], "--resolution"),

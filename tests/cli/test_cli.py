@@ -279,3 +279,32 @@ def test_grasp_map_json_and_store(tmp_path):
     from contactcp.sweep import load
 
     assert load(tmp_path / "g").shape == (8, 8)
+
+
+def test_fclib_folder_one_row_per_file_streamed_and_resumed(tmp_path):
+    import shutil
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    for name in sorted((DATA / "fclib" / "local").glob("*.hdf5"))[:3]:
+        shutil.copy(name, folder / name.name)
+    (folder / "broken.hdf5").write_bytes(b"not an hdf5 file")
+    p = run("fclib", str(folder), "--json", "--workers", "1", "--store", str(tmp_path / "s"))
+    assert p.returncode == 1, p.stderr  # the broken file is not solved
+    d = json.loads(p.stdout)
+    assert len(d["files"]) == 4 and d["solved"] == 3 and d["success"] is False
+    broken = next(r for r in d["files"] if r["file"].endswith("broken.hdf5"))
+    assert broken["status"] == "BAD_INPUT" and broken["message"]
+    for r in d["files"]:
+        if r is not broken:
+            assert r["status"] == "SOLVED" and r["residual"] <= 1e-8 and r["n_c"] >= 1
+    (tmp_path / "s" / "part-000001.parquet").unlink()  # as if killed before that file
+    again = run("fclib", str(folder), "--json", "--store", str(tmp_path / "s"), "--resume")
+    assert again.returncode == 1, again.stderr
+
+    def strip(rows):
+        return [{k: v for k, v in r.items() if k != "time"} for r in rows]
+
+    assert strip(json.loads(again.stdout)["files"]) == strip(d["files"])  # the recomputed file: same answer
+    out = run("fclib", str(folder), "--out", str(tmp_path / "x.hdf5"))
+    assert out.returncode == 2 and "--out" in out.stderr

@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(hd, None)
     hd.set_defaults(func=_cmd_hand2d)
 
-    fc = sub.add_parser("fclib", help="solve the problem of an FCLIB HDF5 file (local or global)")
-    fc.add_argument("file")
+    fc = sub.add_parser("fclib", help="solve the problem of an FCLIB HDF5 file (local or global), or a folder of them")
+    fc.add_argument("file", help="an FCLIB file, or a folder: every .hdf5/.h5 file in it, one row each")
     fc.add_argument(
         "--form",
         choices=["auto", "local", "global"],
@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         "nsgs, prox, newton or admm (a global problem runs them on its local form); default: the cone "
         "chain (nsgs, prox, newton, admm, a long nsgs, while inconclusive)",
     )
+    add_sweep_options(fc)
     fc.set_defaults(func=_cmd_fclib)
 
     m = sub.add_parser("methods", help="list the registered methods")

@@ -249,6 +249,11 @@ def _cmd_fclib(args: argparse.Namespace) -> int:
     from contactcp.io.fclib import FclibSolution, read_fclib, write_global, write_local
     from contactcp.solvers.registry import solve
 
+    if os.path.isdir(args.file):
+        from contactcp.cli.maps import fclib_folder_command
+
+        return fclib_folder_command(args)
+
     output_path(args.out, "--out", (".hdf5", ".h5"))
     data = read_fclib(args.file)
     form = args.form if args.form != "auto" else ("local" if data.local is not None else "global")

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from pathlib import Path
 
 from contactcp.cli.output import PICTURE_SUFFIXES, check_map_size, finite_float, output_path, print_json
 
 
-def add_sweep_options(sp: argparse.ArgumentParser) -> None:
+def add_sweep_options(sp: argparse.ArgumentParser, what: str = "map") -> None:
     """``--workers``, ``--store``, ``--resume``, ``--scheduler`` (:func:`contactcp.sweep.sweep`)."""
-    sp.add_argument("--workers", type=int, default=None, help="map: worker processes (default: all cores)")
-    sp.add_argument("--store", metavar="DIR", help="map: stream each finished chunk into DIR (Parquet; resumable)")
-    sp.add_argument("--resume", action="store_true", help="map: complete the map already in --store DIR")
-    sp.add_argument("--scheduler", metavar="ADDR", help="map: run on a Dask scheduler (tcp://HOST:PORT, or 'local')")
+    sp.add_argument("--workers", type=int, default=None, help=f"{what}: worker processes (default: all cores)")
+    sp.add_argument("--store", metavar="DIR", help=f"{what}: stream each finished chunk into DIR (Parquet; resumable)")
+    sp.add_argument("--resume", action="store_true", help=f"{what}: complete the one already in --store DIR")
+    sp.add_argument(
+        "--scheduler", metavar="ADDR", help=f"{what}: run on a Dask scheduler (tcp://HOST:PORT, or 'local')"
+    )
 
 
 def sweep_kwargs(args: argparse.Namespace) -> dict:
@@ -99,4 +102,40 @@ def grasp_map_command(args: argparse.Namespace) -> int:
         )
         print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items() if v))
         print("  verdicts: " + ", ".join(f"{k}: {v}" for k, v in verdicts.items() if v))
+    return 0 if ok else 1
+
+
+def fclib_folder_command(args: argparse.Namespace) -> int:
+    """``contactcp fclib FOLDER``: every file of the folder, one row each (:func:`solve_collection`)."""
+    from contactcp.errors import InvalidProblemError
+    from contactcp.io.fclib.collection import COLLECTION_COLUMNS, solve_collection
+
+    if args.out is not None:
+        raise InvalidProblemError("--out", "writes one solution file: give a file, not a folder")
+    table = solve_collection(
+        args.file, form=args.form, method=args.method, tol=args.tol, progress=not args.json, **sweep_kwargs(args)
+    )
+    rows = [
+        {"file": str(table["file"][k]), **{c: table[c][k].item() for c in COLLECTION_COLUMNS}}
+        for k in range(len(table))
+    ]
+    solved = sum(r["success"] for r in rows)
+    ok = solved == len(rows)
+    if args.json:
+        print_json(
+            {
+                "status": "SOLVED" if ok else "UNSOLVED",
+                "success": ok,
+                "solved": solved,
+                "files": rows,
+                "time": table.meta.get("elapsed"),
+            }
+        )
+    else:
+        print(f"FCLIB folder {args.file}: {solved} of {len(rows)} files solved")
+        for r in rows:
+            print(
+                f"  {Path(r['file']).name:40s} {r['form']:6s} n_c {r['n_c']:5d}  {r['status']:16s} "
+                f"residual {r['residual']:.2e}  {r['method']:14s} {r['time']:.3f} s"
+            )
     return 0 if ok else 1
