@@ -191,8 +191,9 @@ def main(argv=None) -> int:
         "",
         f"- SIGKILL at {kr['kills']} moments, then resume: 0 lost, 0 duplicated, identical — "
         f"**{'met' if kr['lost'] == 0 and kr['duplicated'] == 0 and kr['identical'] else 'not met'}**",
-        f"- two local workers on 1 ms points: speed-up {ratio:.2f} (Dask: {dask_ratio:.2f}) — "
-        f"**{'met' if max(ratio, dask_ratio) >= 1.8 else 'not met'}** (goal 1.8)",
+        f"- two local workers on 1 ms points, speed-up >= 1.8: Dask LocalCluster (workers started before) "
+        f"{dask_ratio:.2f} — **{'met' if dask_ratio >= 1.8 else 'not met'}**; the local process pool, its "
+        f"start inside the {sp['one']:.0f} s run: {ratio:.2f} — **{'met' if ratio >= 1.8 else 'not met'}**",
         f"- overhead per point on a Dask LocalCluster: {1e6 * overhead:.2f} us — "
         f"**{'met' if overhead <= 50e-6 else 'not met'}** (goal 50 us)",
         f"- {bm['resolution']} x {bm['resolution']} two-finger mode map: {bm['time']:.2f} s — "

@@ -308,3 +308,31 @@ def test_fclib_folder_one_row_per_file_streamed_and_resumed(tmp_path):
     assert strip(json.loads(again.stdout)["files"]) == strip(d["files"])  # the recomputed file: same answer
     out = run("fclib", str(folder), "--out", str(tmp_path / "x.hdf5"))
     assert out.returncode == 2 and "--out" in out.stderr
+
+
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path):
+    """SIGINT (Ctrl-C) to a map streaming into a store: exit 130, one line saying what was kept and
+    how to resume; --resume then completes the same map."""
+    import signal
+    import time
+
+    _warm()
+    store = tmp_path / "s"
+    args = [sys.executable, "-m", "contactcp.cli", "hand2d", "--map", "--resolution", "700", "--workers", "1"]
+    p = subprocess.Popen(
+        [*args, "--store", str(store), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not list(store.glob("part-*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "interrupted: kept" in lines[0] and "--resume" in lines[0] and out == ""
+    kept = len(list(store.glob("part-*.parquet")))
+    assert kept >= 1
+    done = subprocess.run([*args, "--store", str(store), "--resume", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    d = json.loads(done.stdout)
+    assert sum(d["classes"].values()) == 700 * 700

@@ -230,6 +230,9 @@ def _run(argv: Sequence[str] | None) -> int:
         return args.func(args)
     except UsageError as exc:
         return _fail(str(exc), 2)
+    except KeyboardInterrupt as exc:  # (before ContactCPError: a sweep's SweepInterrupted is both)
+        # a sweep with a store says what it kept and how to resume
+        return _fail("contactcp: interrupted" + (f": {exc}" if str(exc) else ""), 130)
     except ContactCPError as exc:
         return _fail(f"contactcp: error: {exc}", 2)
     except BrokenPipeError:  # output piped into head & co. (before OSError, of which it is a kind)
@@ -241,8 +244,6 @@ def _run(argv: Sequence[str] | None) -> int:
         return _fail("contactcp: error: out of memory: the problem is too large for this machine", 2)
     except RecursionError:
         return _fail("contactcp: error: the input is nested too deeply", 2)
-    except KeyboardInterrupt as exc:  # a sweep with a store says what it kept and how to resume
-        return _fail("contactcp: interrupted" + (f": {exc}" if str(exc) else ""), 130)
     except SystemExit:  # --help, --version
         raise
     except Exception as exc:  # noqa: BLE001 - a bug: one line, exit 1, the traceback on request

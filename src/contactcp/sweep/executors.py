@@ -6,9 +6,10 @@
 * :func:`unguarded_main` — whether the sweep is being called from the top level of a script that
   has no ``if __name__ == "__main__":`` guard around the call; worker processes started by
   ``forkserver``/``spawn`` would run such a script again, so the local choice avoids them there;
-* :func:`local_plan` — the local executor, chosen by measured cost: the first two chunks run in this
-  process (the first one also pays for set-up: compiled kernels, cached models), and the rest runs
-  here too unless its time, estimated from the second chunk, pays for starting workers.
+* :func:`local_plan` — the local executor, chosen by measured cost: the first chunk runs in this
+  process; if its time makes workers an obvious win they start at once, else the second chunk (past
+  the set-up the first one paid for: compiled kernels, cached models) is timed too, and the rest runs
+  here unless its estimated time pays for starting workers.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from contactcp.errors import InvalidOptionError
 
 __all__ = ["dask_client", "is_dask_client", "unguarded_main", "main_guarded", "local_plan", "POOL_START_COST"]
 
-#: seconds to start a pool of worker processes and bring contactcp into them (measured on a
-#: 2-core machine: 0.5-1.5 s; ``benchmarks/sweep.py`` reports it)
+#: seconds to start a pool of worker processes and bring contactcp into them, counted generously
+#: (measured on a 2-core machine: 0.5 s to the first answer of two forkserver workers)
 POOL_START_COST = 1.0
 
 
@@ -112,13 +113,14 @@ def _is_main_test(test: ast.expr) -> bool:
     return len(names) == 1 and len(consts) == 1
 
 
-def local_plan(first_chunk_seconds: float, chunks_left: int, workers: int, guarded: bool) -> str:
-    """``"serial"``, ``"processes"`` or ``"threads"`` for the chunks left, from the first chunk's time:
-    workers only when the work left, shared among them, saves more than starting them costs."""
+def local_plan(chunk_seconds: float, chunks_left: int, workers: int, guarded: bool, margin: float = 1.0) -> str:
+    """``"serial"``, ``"processes"`` or ``"threads"`` for the chunks left, from one chunk's time:
+    workers only when the work left, shared among them, saves more than ``margin`` times what
+    starting them costs (:data:`POOL_START_COST`)."""
     if workers <= 1 or chunks_left == 0:
         return "serial"
-    left = first_chunk_seconds * chunks_left
+    left = chunk_seconds * chunks_left
     saved = left - left / min(workers, chunks_left)
-    if saved <= POOL_START_COST:
+    if saved <= margin * POOL_START_COST:
         return "serial"
     return "processes" if guarded else "threads"

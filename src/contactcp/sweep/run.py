@@ -118,13 +118,20 @@ class _Run:
             return
         if self.forced is not None:
             self.plan, rest = self.forced, todo
-        else:  # the first chunk pays for set-up (kernels, cached models): time the second
-            self._serial(todo[:1])
-            t0 = time.perf_counter()
-            self._serial(todo[1:2])
+        else:
             guarded = main_guarded()
-            self.plan = local_plan(time.perf_counter() - t0, len(todo[2:]), self.n_workers, guarded)
-            rest = todo[2:]
+            t0 = time.perf_counter()
+            self._serial(todo[:1])
+            first = time.perf_counter() - t0
+            # an obvious win (even if the first chunk's time is mostly set-up) starts workers at once;
+            # otherwise the second chunk, past the set-up (kernels, cached models), decides
+            self.plan = local_plan(first, len(todo) - 1, self.n_workers, guarded, margin=3.0)
+            rest = todo[1:]
+            if self.plan == "serial" and rest:
+                t0 = time.perf_counter()
+                self._serial(rest[:1])
+                self.plan = local_plan(time.perf_counter() - t0, len(rest) - 1, self.n_workers, guarded)
+                rest = rest[1:]
         if self.plan == "serial":
             self._serial(rest)
             return
