@@ -93,6 +93,8 @@ def parse(argv):
     ap.add_argument("--blas-threads", type=int, default=1, help="BLAS/OpenMP/numba threads of every process")
     ap.add_argument("--out", type=Path, default=None, help="the Markdown report (default benchmarks/results)")
     ap.add_argument("--json", type=Path, default=None, help="also write every record here")
+    ap.add_argument("--store", type=Path, default=None, help="keep each finished file's records in this folder")
+    ap.add_argument("--resume", action="store_true", help="complete the run kept in --store")
     args = ap.parse_args(argv)
     args.timeout = args.timeout if args.timeout is not None else (20.0 if args.smoke else 60.0)
     args.reps = args.reps if args.reps is not None else (1 if args.smoke else 3)
@@ -189,26 +191,47 @@ def prime(entries, args, folder: Path) -> None:
                     print(f"priming contactcp's kernels: {form} {e.name} {solver}: {r['wall']:.1f} s", flush=True)
 
 
+def _entry_records(entries, args, siconos_ok: bool, folder: Path, i: int, name: str = "") -> dict:
+    """Every (solver, problem) pair of entry ``i``, one process each, one after the other; the
+    records as one JSON text (a row of the sweep's store)."""
+    entry, recs = entries[i], []
+    for backend, solver, why in pairs(entry, args, siconos_ok):
+        if why:
+            recs.append(skipped(entry, backend, solver, why))
+        else:
+            extra = LOAD_EXTRA if backend == "contactcp" else 0.0
+            recs.append(run_pair(entry, backend, solver, _opts(args, backend, folder, extra)))
+        r = recs[-1]
+        if r["time"] is not None:
+            tail = render.fmt_ms(r["time"]) + " ms"
+        else:
+            tail = r.get("note") or f"residual {r.get('residual', float('nan')):.1e} ({r.get('message', '')})"
+        print(f"{entry.form} {entry.name} (n_c={entry.n_c}) {render.label(r)}: {r['status']} {tail}", flush=True)
+    return {"records": json.dumps(recs, default=float)}
+
+
 def run_all(entries, args, siconos_ok: bool, folder: Path) -> list[dict]:
-    """Every (solver, problem) pair, one process each, one after the other."""
-    recs = []
+    """Every (solver, problem) pair, one process each, one after the other (never two at once: the
+    times are compared).  Through :func:`contactcp.sweep.sweep` in this process, so that ``--store
+    DIR`` keeps each finished file's records and ``--resume`` completes an interrupted run."""
+    import functools
+
+    from contactcp.sweep import points, sweep
+
     for i, entry in enumerate(entries):
         export(entry, folder, i)
     prime(entries, args, folder)
-    for entry in entries:
-        for backend, solver, why in pairs(entry, args, siconos_ok):
-            if why:
-                recs.append(skipped(entry, backend, solver, why))
-            else:
-                extra = LOAD_EXTRA if backend == "contactcp" else 0.0
-                recs.append(run_pair(entry, backend, solver, _opts(args, backend, folder, extra)))
-            r = recs[-1]
-            if r["time"] is not None:
-                tail = render.fmt_ms(r["time"]) + " ms"
-            else:
-                tail = r.get("note") or f"residual {r.get('residual', float('nan')):.1e} ({r.get('message', '')})"
-            print(f"{entry.form} {entry.name} (n_c={entry.n_c}) {render.label(r)}: {r['status']} {tail}", flush=True)
-    return recs
+    fn = functools.partial(_entry_records, entries, args, siconos_ok, folder)
+    table = sweep(
+        fn,
+        points(i=list(range(len(entries))), name=[f"{e.form}/{e.name}" for e in entries]),
+        workers=1,
+        chunk_size=1,
+        progress=False,
+        store=args.store,
+        resume=args.resume,
+    )
+    return [r for text in table["records"] for r in json.loads(text)]
 
 
 def columns(recs: list[dict], form: str) -> list[str]:

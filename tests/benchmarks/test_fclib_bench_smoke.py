@@ -120,7 +120,7 @@ def test_fclib_smoke(tmp_path):
     proc = subprocess.run(
         # the project's own copy of the sample, whatever ../shared holds on this machine
         [sys.executable, BENCH / "fclib.py", "--smoke", "--no-shared", ROOT / "tests" / "data" / "fclib", "--out", out]
-        + ["--json", js],
+        + ["--json", js, "--store", tmp_path / "store"],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -129,6 +129,12 @@ def test_fclib_smoke(tmp_path):
     log = (proc.stdout + proc.stderr)[-6000:]
     assert proc.returncode == 0, f"false SOLVED or contactcp crash (rerun: python benchmarks/fclib.py --smoke)\n{log}"
     recs = json.loads(js.read_text())["records"]
+    from contactcp.sweep import load
+
+    kept = load(tmp_path / "store")  # one row per file, its records as JSON: a run --resume completes
+    assert sorted(r for text in kept["records"] for r in [json.dumps(x, sort_keys=True) for x in json.loads(text)]) == (
+        sorted(json.dumps(r, sort_keys=True) for r in recs)
+    )
     default = {r["problem"]: r for r in recs if r["backend"] == "contactcp" and r["solver"] == "default"}
     assert set(SMOKE_LOCAL) <= set(default), log
     for name in SMOKE_LOCAL:  # small, well-posed: the default chain solves them (checked by the benchmark)
