@@ -424,7 +424,7 @@ CASES = [
     ("quasistatic-missing-d", {"q.json": json.dumps({"P": [[1]]})}, ["quasistatic", "q.json"], "q.json: missing"),
     ("quasistatic-dataset-7", {}, ["quasistatic", "--dataset", "7"], "--dataset"),
     # --- fclib
-    ("fclib-directory", {"d/x": "1"}, ["fclib", "d", "--json"], "d: is a directory"),
+    ("fclib-directory", {"d/x": "1"}, ["fclib", "d", "--json"], "'d' holds no .hdf5 or .h5 file"),
     ("fclib-missing", {}, ["fclib", "none.hdf5"], "none.hdf5: no such file"),
     ("fclib-text", {"p.hdf5": "not HDF5"}, ["fclib", "p.hdf5"], "p.hdf5: not an HDF5 file"),
     ("fclib-truncated", {"p.hdf5": fclib("truncated")}, ["fclib", "p.hdf5", "--json"], "p.hdf5"),
@@ -589,7 +589,7 @@ CASES = [
         ["hand2d", "--map", "--resolution", "5", "--store", "s", "--resume"],
         "not a valid sweep manifest",
     ),
-    ("fclib-empty-folder", {"d/readme.txt": "no problems here"}, ["fclib", "d"], "holds no .hdf5"),
+    ("fclib-folder-out", {"d/p.hdf5": "x"}, ["fclib", "d", "--out", "s.hdf5"], "--out"),
     # --- reproduce
     ("reproduce-unknown", {}, ["reproduce", "nope", "--out", "res"], "nope"),
     ("reproduce-resolution-1", {}, ["reproduce", "yashima", "--resolution", "1", "--out", "res"], "--resolution"),

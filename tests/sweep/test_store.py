@@ -152,3 +152,31 @@ def test_unreachable_scheduler_is_a_clear_error(pts):
         sweep(demo_batch, pts, batched=True, scheduler="tcp://127.0.0.1:9", progress=False)
     with pytest.raises(InvalidOptionError, match="scheduler"):
         sweep(demo_batch, pts, batched=True, scheduler=42, progress=False)
+
+
+def test_ctrl_c_inside_compiled_code_is_an_interrupt_not_a_failure(tmp_path, pts):
+    """numba hands a Ctrl-C that arrived inside a kernel back as a SystemError chained to the
+    KeyboardInterrupt: the sweep treats it as the interrupt it is (finished chunks kept)."""
+    from contactcp.sweep.workers import interrupted
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("returned a result with an exception set") from exc
+    except SystemError as wrapped:
+        assert interrupted(wrapped)
+    assert not interrupted(ValueError("x")) and not interrupted(None)
+    fn = functools.partial(_wrapped_interrupt_after, [], 3)
+    with pytest.raises(SweepInterrupted, match="kept 2 of 8 chunks"):
+        sweep(fn, pts, batched=True, workers=1, chunk_size=50, progress=False, store=tmp_path / "s")
+
+
+def _wrapped_interrupt_after(calls, limit, **columns):
+    calls.append(1)
+    if len(calls) >= limit:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher returned a result with an exception set") from exc
+    return demo_batch(**columns)

@@ -247,6 +247,10 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit:  # --help, --version
         raise
     except Exception as exc:  # noqa: BLE001 - a bug: one line, exit 1, the traceback on request
+        from contactcp.sweep.workers import interrupted
+
+        if interrupted(exc):  # Ctrl-C inside compiled code comes back as a SystemError
+            return _fail("contactcp: interrupted", 130)
         if _debug():
             traceback.print_exc()
         return _fail(

@@ -41,7 +41,21 @@ def _portable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
+def interrupted(exc: BaseException | None) -> bool:
+    """Whether a Ctrl-C is behind ``exc``: a KeyboardInterrupt, or one that arrived inside compiled
+    code and came back wrapped (numba: "SystemError: ... returned a result with an exception set")."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def _failure(index: int | None, exc: BaseException) -> _ChunkFailure:
+    if interrupted(exc):  # not a failure of fn: the user pressed Ctrl-C
+        raise KeyboardInterrupt from exc
     return _ChunkFailure(
         index,
         f"{type(exc).__name__}: {exc}",
