@@ -163,6 +163,10 @@ def merit(
 ) -> Raw:
     """Minimise ``||F - z||^2 + ||G||^2 + (u . z)^2`` over ``u >= 0, z >= 0`` (Buffo–Maciel).
 
+    The rows of ``F`` and ``G`` are scaled by powers of two when the sizes of their Jacobian's rows
+    at the start spread over more than 2^8 (badly scaled rows would leave the sum of squares to the
+    largest ones); the problem is the same and its residual is measured on the unscaled rows.
+
     Options
     -------
     backend : ``"trf"`` (default; ``scipy.optimize.least_squares(method="trf")`` on
@@ -226,7 +230,8 @@ def merit(
         point, and the same divided by its bound ``2 ||J||_1 ||R||_inf`` (in [0, 1])
     backend, starts, start_f (the final ``f`` of every start), polish_attempts,
     polished (whether the returned point came from the polish), jacobian
-    ("analytic" or "finite differences"), z (the slacks of the returned point)
+    ("analytic" or "finite differences"), z (the slacks of the returned point),
+    rows_equilibrated (whether the rows were scaled)
     """
     name = _ALIASES.get(backend.lower()) if isinstance(backend, str) else None
     if name is None:
@@ -242,6 +247,10 @@ def merit(
     n, p = model.n, model.p
     x_start = np.zeros(n) if x0 is None else model.from_problem(x0)
     z_start = None if z0 is None else _vector_option("z0", z0, p)
+    with model.uncounted(), np.errstate(all="ignore"):
+        scaled = model.equilibrate(np.maximum(x_start, np.r_[np.zeros(p), np.full(n - p, -np.inf)]))
+    if scaled and z_start is not None:
+        z_start = z_start * model.dF
 
     run_backend = _BACKEND_RUN[name]
     attempts = 0
@@ -322,7 +331,8 @@ def _answer(
     x, _, z = merit_.split(best.y)
     x_out = model.to_problem(x)
     with model.uncounted():
-        F, _ = model.FG(x)
+        F, _ = model.unscaled(*model.FG(x))
+    z = z / model.dF
     total_it = sum(r.nit for r in runs)
     msg = _message(best, status, runs, model, max_iter, _threshold(best, ftol, tol), tol)
     slack = np.zeros(n)
@@ -344,6 +354,7 @@ def _answer(
         "polished": best.polished,
         "jacobian": "analytic" if model.analytic else "finite differences",
         "z": slack,
+        "rows_equilibrated": bool((model.dF != 1).any() or (model.dG != 1).any()),
     }
     w = problem.M @ x_out + problem.q if model.linear else F
     return Raw(x_out, status, iterations=total_it, message=msg, w=w, stats=stats)

@@ -19,6 +19,8 @@ _POLISH_NEWTON = 8
 _POLISH_PASSES = 3
 
 _FD_STEP = math.sqrt(np.finfo(float).eps)
+#: spread of the Jacobian's row sizes above which the merit method equilibrates the rows
+_SPREAD = 2.0**8
 
 
 # ---------------------------------------------------------------------------
@@ -59,6 +61,28 @@ class _Model:
             self.analytic = True
         self.n = self.p + self.m
         self.comp_index = np.arange(self.p) if self.perm is None else self.perm[: self.p]
+        #: row scales (powers of two) that F and G are seen through (:meth:`equilibrate`)
+        self.dF, self.dG = np.ones(self.p), np.ones(self.m)
+
+    def equilibrate(self, x: np.ndarray) -> bool:
+        """Scale the rows of ``F`` and ``G`` by powers of two so that the rows of their Jacobian at
+        ``x`` have largest entries in [1, 2), when those sizes spread over more than
+        :data:`_SPREAD` (rows scaled by ``2^e`` make the merit function's sum of squares see only
+        the largest ones).  Exact and sign-preserving: ``u >= 0, F >= 0, u . F = 0, G = 0`` is the
+        same problem; the residual is still measured on the unscaled rows.  True when it scaled."""
+        JF, JG = self.jac(x)
+        F, G = self._raw_FG(x)
+        with np.errstate(all="ignore"):
+            size = np.max(np.abs(np.vstack([JF, JG])), axis=1, initial=0.0)
+            size = np.where(size > 0, size, np.abs(np.concatenate([F, G])))
+        ok = np.isfinite(size) & (size > 0)
+        if not ok.any() or size[ok].max() <= _SPREAD * size[ok].min():
+            return False
+        d = np.ones(self.n)
+        d[ok] = np.exp2(-np.floor(np.log2(size[ok])))
+        self.dF, self.dG = d[: self.p], d[self.p :]
+        self._key = None
+        return True
 
     @contextlib.contextmanager
     def uncounted(self):
@@ -91,21 +115,31 @@ class _Model:
         return self.problem.eval_F(xp), self.problem.eval_G(xp)
 
     def FG(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(F, G)`` at ``x``, through the row scales."""
         key = x.tobytes()
         if key != self._key:
-            self._FG = self._raw_FG(x)
+            F, G = self._raw_FG(x)
+            self._FG = (self.dF * F, self.dG * G)
             self._key = key
             self.nF += 1
         return self._FG  # type: ignore[return-value]
 
+    def unscaled(self, F: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return F / self.dF, G / self.dG
+
     def jac(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The Jacobians of ``F`` and ``G`` at ``x``, through the row scales."""
+        JF, JG = self._raw_jac(x)
+        return self.dF[:, None] * JF, self.dG[:, None] * JG
+
+    def _raw_jac(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.nJ += 1
         if self.linear:
             return self.A, self.C
         if self.analytic:
             return self.problem.eval_jac_F(x), self.problem.eval_jac_G(x)
         # forward differences of F and G together (the problem gives no Jacobians)
-        F0, G0 = self.FG(x)
+        F0, G0 = self.unscaled(*self.FG(x))
         JF = np.empty((self.p, self.n))
         JG = np.empty((self.m, self.n))
         for j in range(self.n):
@@ -122,7 +156,9 @@ class _Model:
     # -- the registry's residual ---------------------------------------------
 
     def residual(self, x: np.ndarray, F: np.ndarray, G: np.ndarray) -> tuple[float, float]:
-        """``(value, scale)`` of the problem's own residual at ``x`` (F, G given at x)."""
+        """``(value, scale)`` of the problem's own residual at ``x`` (F, G given at x, through the
+        row scales, which are taken off: the residual is the problem's own)."""
+        F, G = self.unscaled(F, G)
         if self.linear:
             xp = np.ascontiguousarray(self.to_problem(x), dtype=np.float64)
             r = linear_residual(self.problem.M, self.problem.q, xp, self.problem._free)[0]
