@@ -333,3 +333,40 @@ def test_solved_is_within_tolerance(data, backend, polish):
         assert np.max(np.abs(np.minimum(r.x, w))) <= tol * scale * (1 + 1e-12)
     else:
         assert r.residual.value > tol
+
+
+def test_badly_scaled_rows_are_equilibrated():
+    """A polynomial MixedNCP whose rows are scaled by 2^-5 .. 2^12 (the fuzz's MixedNCP:scaled:52,
+    planted solution x = (0, 0, 3, 0)): without the row equilibration the merit method stops at its
+    iteration limit (f = 1.2e-2); with it, the answer passes the problem's own residual."""
+    import contactcp as ccp
+
+    K = np.array([[2.0**-5, 0, 0, 2.0**-6], [-512.0, 1536.0, -1024.0, 512.0], [0, 0, 14.0, 0], [0, 0, 2048.0, 6144.0]])
+    k = np.array([0.109375, 5632.0, -42.0, -33792.0])
+    c = np.array([2.0**-5, 1024.0, 4.0, 1024.0])
+    pi = np.array([1, 3, 0, 2])
+
+    def full(x):
+        return K @ x + k + c * x[pi] ** 3
+
+    def jac(x):
+        J = K.copy()
+        J[np.arange(4), pi] += 3.0 * c * x[pi] ** 2
+        return J
+
+    prob = ccp.MixedNCP(
+        lambda x: full(x)[:2],
+        lambda x: full(x)[2:],
+        2,
+        2,
+        jac_F=lambda x: jac(x)[:2],
+        jac_G=lambda x: jac(x)[2:],
+        scale=33792.0,
+    )
+    res = ccp.solve(prob, method="merit")
+    assert res.status is ccp.Status.SOLVED and res.stats["rows_equilibrated"]
+    np.testing.assert_allclose(res.x, [0.0, 0.0, 3.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(res.w, full(np.array([0.0, 0.0, 3.0, 0.0]))[:2], rtol=1e-9)
+    A, b = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-1.0, 1.0])
+    plain = ccp.solve(ccp.MixedNCP(lambda x: A @ x + b, None, 2, 0, jac_F=lambda x: A), method="merit")
+    assert plain.success and not plain.stats["rows_equilibrated"]  # rows within 2^8: left as they are
