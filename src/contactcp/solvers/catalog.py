@@ -63,4 +63,7 @@ registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN, warm=_warm_l
 global_form.register_all()
 registry.set_default_chain(GlobalFrictionContactProblem, *FRICTION_CHAIN, warm=_warm_global)
 registry.set_default_chain(UCP, "bilinear", "exact")
-registry.set_default_chain(MixedNCP, "merit")
+#: the mixed NCP: trf first (the paper's least-squares view), then L-BFGS-B from the same start, which
+#: finishes degenerate problems (a zero row of F, both-zero pairs) where trf creeps to its iteration
+#: limit (benchmarks/results/fuzz_merit_rows.md: MixedNCP degenerate, planted and warm families)
+registry.set_default_chain(MixedNCP, "merit", ("merit", {"backend": "lbfgsb"}))
