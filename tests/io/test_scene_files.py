@@ -183,3 +183,18 @@ def test_a_mesh_file_becomes_its_convex_hull(tmp_path):
     I = scene.model.inertias[scene.joint("cube").index]
     assert I.mass == 2.0
     np.testing.assert_allclose(I.inertia, 2.0 * (0.04 + 0.04) / 12 * np.eye(3), atol=1e-12)
+
+
+def test_a_joint_that_moves_no_mass_is_named():
+    """A link without <inertial>: the mass matrix is singular, and the error says which joint."""
+    from contactcp.simulate.scene import solve_scene
+
+    massless = URDF.replace(
+        """<inertial><mass value="1"/><origin xyz="0 0 -0.5"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>""",
+        "",
+    )
+    scene = Scene.from_urdf(massless, base={"p": [0, 0, 1.1]})
+    scene.add_fixed("floor", {"type": "plane"})
+    with pytest.raises(InvalidProblemError, match=r"mass matrix: .*\['hinge'\] move no mass"):
+        solve_scene(scene)

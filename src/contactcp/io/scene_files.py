@@ -31,7 +31,7 @@ from typing import Any
 from contactcp._files import read_json
 from contactcp._validate import number
 from contactcp.errors import InvalidProblemError
-from contactcp.models.scene import DEFAULT_MARGIN, Scene, scene_from_mjcf, scene_from_urdf
+from contactcp.models.scene import DEFAULT_MARGIN, Scene, friction_coefficient, scene_from_mjcf, scene_from_urdf
 
 __all__ = ["load_scene", "scene_from_dict", "example_scene", "SCENE_SUFFIXES", "EXAMPLE_SCENES"]
 
@@ -184,10 +184,7 @@ def _known(scene: Scene, names: list[str], where: str) -> None:
 
 def _friction(scene: Scene, f: dict) -> None:
     if "default" in f:
-        mu = number(f["default"], "friction.default")
-        if mu < 0:
-            raise InvalidProblemError("friction.default", f"must be >= 0, got {mu}")
-        scene.default_friction = mu
+        scene.default_friction = friction_coefficient(f["default"], "friction.default")
     geoms = f.get("geometries", {})
     if not isinstance(geoms, dict):
         raise InvalidProblemError("friction.geometries", "must be an object {geometry name: mu}")
@@ -195,18 +192,12 @@ def _friction(scene: Scene, f: dict) -> None:
     for name, mu in geoms.items():
         if name not in names:
             raise InvalidProblemError("friction.geometries", f"unknown geometry {name!r}; the scene's: {sorted(names)}")
-        mu = number(mu, f"friction.geometries.{name}")
-        if mu < 0:
-            raise InvalidProblemError(f"friction.geometries.{name}", f"must be >= 0, got {mu}")
-        scene.friction[name] = mu
+        scene.friction[name] = friction_coefficient(mu, f"friction.geometries.{name}")
     for i, p in enumerate(f.get("pairs", [])):
         if not (isinstance(p, list) and len(p) == 3 and all(isinstance(x, str) for x in p[:2])):
             raise InvalidProblemError(f"friction.pairs[{i}]", 'must be ["body_a", "body_b", mu]')
         _known(scene, p[:2], f"friction.pairs[{i}]")
-        mu = number(p[2], f"friction.pairs[{i}]")
-        if mu < 0:
-            raise InvalidProblemError(f"friction.pairs[{i}]", f"must be >= 0, got {mu}")
-        scene.pair_friction[frozenset(p[:2])] = mu
+        scene.pair_friction[frozenset(p[:2])] = friction_coefficient(p[2], f"friction.pairs[{i}]")
 
 
 def example_scene(name: str) -> Path:

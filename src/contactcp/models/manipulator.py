@@ -38,7 +38,7 @@ import pinocchio as pin
 from contactcp._validate import matrix, real_array, vector
 from contactcp.errors import InvalidProblemError, InverseKinematicsError
 
-__all__ = ["Manipulator", "InverseKinematicsError"]
+__all__ = ["Manipulator", "InverseKinematicsError", "point_terms", "mass_matrix"]
 
 _RIGID_TOL = 1e-9
 
@@ -121,6 +121,30 @@ def _rot_z(a: float) -> pin.SE3:
 
 def _trans(x: float, y: float, z: float) -> pin.SE3:
     return pin.SE3(np.eye(3), np.array([x, y, z], dtype=float))
+
+
+# --------------------------------------------------------------------------- shared pinocchio pieces
+
+_LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+def point_terms(model: pin.Model, data: pin.Data, joint: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 3 x nv world Jacobian of the world point ``x`` taken as fixed to joint ``joint``, and its
+    classical bias acceleration ``Jdot qdot`` (``data`` after ``forwardKinematics(q, v, 0)`` and
+    ``computeJointJacobians``).  In LOCAL_WORLD_ALIGNED axes neither depends on the orientation of
+    the frame at ``x``, so the frame is the joint's axes moved to the point."""
+    placement = pin.SE3(np.eye(3), data.oMi[joint].actInv(np.asarray(x, dtype=float)))
+    J = np.asarray(pin.getFrameJacobian(model, data, joint, placement, _LWA))[:3].reshape(3, model.nv)
+    acc = np.asarray(pin.getFrameClassicalAcceleration(model, data, joint, placement, _LWA).linear)
+    return J, acc
+
+
+def mass_matrix(model: pin.Model, data: pin.Data, q: np.ndarray) -> np.ndarray:
+    """``M(q)`` by CRBA, with the lower triangle filled in (CRBA fills the upper one)."""
+    M = np.array(pin.crba(model, data, q))
+    lower = np.tril_indices(model.nv, -1)
+    M[lower] = M.T[lower]
+    return M
 
 
 # --------------------------------------------------------------------------- the chain
@@ -409,22 +433,13 @@ class Manipulator:
         """
         q, v, t = self._q(q), self._q(qdot, "qdot"), self._q(tau, "tau")
         model, data = self._model, self._data
-        lwa = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
         terms = []
         if points:
             pin.forwardKinematics(model, data, q, v, np.zeros(self.n))
             pin.computeJointJacobians(model, data)
             for link, x in points:
-                jid, M = self._ref(link)
-                oM = data.oMi[jid] * M
-                local = oM.rotation.T @ (vector(x, "point", 3) - oM.translation)
-                placement = M * _trans(*local)
-                J = pin.getFrameJacobian(model, data, jid, placement, lwa)
-                acc = pin.getFrameClassicalAcceleration(model, data, jid, placement, lwa)
-                terms.append((np.array(J[:3]).reshape(3, self.n), np.array(acc.linear)))
-        Mq = np.array(pin.crba(model, data, q))
-        lower = np.tril_indices(self.n, -1)
-        Mq[lower] = Mq.T[lower]  # crba fills the upper triangle
+                terms.append(point_terms(model, data, self._ref(link)[0], vector(x, "point", 3)))
+        Mq = mass_matrix(model, data, q)
         f = t - np.array(pin.nonLinearEffects(model, data, q, v))
         return Mq, f, terms
 

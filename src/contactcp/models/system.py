@@ -99,6 +99,37 @@ class ContactDynamics:
         (Buffo–Maciel (19), (28); Yashima–Yamaguchi (5))."""
         return -self.mu[j] * self.v_t[j] / np.linalg.norm(self.v_t[j])
 
+    @classmethod
+    def assemble(
+        cls,
+        H: np.ndarray,
+        M: np.ndarray,
+        f: np.ndarray,
+        k: np.ndarray,
+        mu: np.ndarray,
+        dim: int,
+        sliding: np.ndarray,
+        v_t: np.ndarray,
+        names: list[str],
+        why: Any = None,
+    ) -> ContactDynamics:
+        """``A = H^T M^-1 H`` (symmetrised) and ``b = H^T M^-1 f + k`` (Buffo–Maciel (21)–(24)) from
+        the equations of motion, with the Cholesky factor of ``M`` kept.  A mass matrix that is not
+        positive definite raises InvalidProblemError naming ``mass matrix``, with ``why()`` (if given)
+        appended to the message."""
+        try:
+            L = sla.cho_factor(M)
+        except (np.linalg.LinAlgError, ValueError):
+            reason = why() if why is not None else ""
+            raise InvalidProblemError("mass matrix", f"is singular or not positive definite{reason}") from None
+        MiHf = sla.cho_solve(L, np.column_stack([H, f]), check_finite=False)
+        A = H.T @ MiHf[:, :-1]
+        A = 0.5 * (A + A.T)
+        b = H.T @ MiHf[:, -1] + k
+        cd = cls(A, b, mu, dim, sliding, v_t, H, M, f, k, names)
+        cd.cho_M = L
+        return cd
+
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """``dV/dt = M^-1 (f + H c)`` (with the Cholesky factor of ``M``; the check of the
         equations of motion multiplies by ``M`` itself, so it does not rely on the factor)."""
@@ -249,14 +280,6 @@ class MultibodySystem:
         H, k = self.contact_jacobian(arm_terms)
         M = self.mass_matrix(arm_terms)
         f = self.forces(arm_terms)
-        try:
-            L = sla.cho_factor(M)
-        except np.linalg.LinAlgError:
-            raise InvalidProblemError("mass matrix", "is singular or not positive definite") from None
-        MiHf = sla.cho_solve(L, np.column_stack([H, f]), check_finite=False)
-        A = H.T @ MiHf[:, :-1]
-        A = 0.5 * (A + A.T)
-        b = H.T @ MiHf[:, -1] + k
         d = self.dim
         v = (H.T @ self.velocities()).reshape(-1, d)
         mu = np.array([c.mu for c in self.contacts])
@@ -274,6 +297,4 @@ class MultibodySystem:
                 )
             v_t[j] = vt
         names = [c.name or f"C{j + 1}" for j, c in enumerate(self.contacts)]
-        cd = ContactDynamics(A, b, mu, d, sliding, v_t, H, M, f, k, names)
-        cd.cho_M = L
-        return cd
+        return ContactDynamics.assemble(H, M, f, k, mu, d, sliding, v_t, names)

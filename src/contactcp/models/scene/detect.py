@@ -17,7 +17,7 @@ points are in the world frame, half-way between the surfaces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import coal
 import numpy as np
@@ -45,11 +45,11 @@ class SceneContact:
     normal: np.ndarray
     gap: float
     mu: float
+    #: ``[n, t, o]`` as columns (world frame; ``t``, ``o`` chosen from ``n``), built once
+    frame: np.ndarray = field(init=False, repr=False, compare=False)
 
-    @property
-    def frame(self) -> np.ndarray:
-        """``[n, t, o]`` as columns (world frame; ``t``, ``o`` chosen from ``n``)."""
-        return contact_frame(self.normal)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "frame", contact_frame(self.normal))
 
 
 def _parent_bodies(model: pin.Model) -> dict[int, int]:
@@ -66,8 +66,13 @@ def _body_frame(model: pin.Model, fid: int) -> int:
 
 
 def collision_pairs(scene: Scene) -> list[tuple[int, int]]:
-    """The geometry pairs that are checked, first body first (see the module docstring)."""
+    """The geometry pairs that are checked, first body first (see the module docstring); worked out
+    again only when the scene's joints, frames, geometries or excluded pairs change."""
     model, gm = scene.model, scene.collision
+    key = (model.njoints, model.nframes, gm.ngeoms, frozenset(scene.excluded))
+    cached = getattr(scene, "_pairs", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
     parent = {j: _body_frame(model, f) for j, f in _parent_bodies(model).items()}
     body = [_body_frame(model, g.parentFrame) for g in gm.geometryObjects]
     pairs: list[tuple[int, int]] = []
@@ -80,6 +85,7 @@ def collision_pairs(scene: Scene) -> list[tuple[int, int]]:
             if frozenset((bi, bk)) in scene.excluded:
                 continue
             pairs.append((i, k) if ji > jk else (k, i))
+    scene._pairs = (key, pairs)
     return pairs
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
-import scipy.linalg as sla
 
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.models.manipulator import mass_matrix, point_terms
 from contactcp.models.scene.detect import SceneContact
 from contactcp.models.scene.scene import Scene
 from contactcp.models.system import ContactDynamics, check_size
@@ -31,31 +31,11 @@ __all__ = ["scene_dynamics", "DEFAULT_SLIDING_TOL"]
 #: relative tangential speed (m/s) above which a contact counts as sliding
 DEFAULT_SLIDING_TOL = 1e-6
 
-_LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
-
-def _point_terms(scene: Scene, joint: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World Jacobian (3 x nv) and classical bias acceleration of point ``p`` fixed to ``joint``."""
-    model, data = scene.model, scene._data
-    if joint == 0:
-        return np.zeros((3, model.nv)), np.zeros(3)
-    placement = pin.SE3(np.eye(3), data.oMi[joint].actInv(p))
-    J = np.asarray(pin.getFrameJacobian(model, data, joint, placement, _LWA))[:3].reshape(3, model.nv)
-    acc = np.asarray(pin.getFrameClassicalAcceleration(model, data, joint, placement, _LWA).linear)
-    return J, acc
-
-
-def _mass_matrix(scene: Scene) -> tuple[np.ndarray, object]:
-    model = scene.model
-    M = np.array(pin.crba(model, scene._data, scene.q))
-    lower = np.tril_indices(model.nv, -1)
-    M[lower] = M.T[lower]
-    try:
-        return M, sla.cho_factor(M)
-    except (np.linalg.LinAlgError, ValueError):
-        weak = [j.name for j in scene.joints if np.abs(M[j.v, j.v]).max(initial=0.0) <= 1e-12]
-        why = f": joint(s) {weak} move no mass (give the links inertia, or armature)" if weak else ""
-        raise InvalidProblemError("mass matrix", f"is singular or not positive definite{why}") from None
+def _weak_joints(scene: Scene, M: np.ndarray) -> str:
+    """Why a mass matrix is singular, when joints move no mass."""
+    weak = [j.name for j in scene.joints if np.abs(M[j.v, j.v]).max(initial=0.0) <= 1e-12]
+    return f": joint(s) {weak} move no mass (give the links inertia, or armature)" if weak else ""
 
 
 def scene_dynamics(
@@ -75,23 +55,19 @@ def scene_dynamics(
     pin.computeJointJacobians(model, data)
     H = np.zeros((nv, 3 * nc))
     k = np.zeros(3 * nc)
+    nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
     for j, c in enumerate(contacts):
         C = c.frame
-        gi, gk = c.geometries
-        J1, a1 = _point_terms(scene, scene.collision.geometryObjects[gi].parentJoint, c.point)
-        J2, a2 = _point_terms(scene, scene.collision.geometryObjects[gk].parentJoint, c.point)
+        ji, jk = (scene.collision.geometryObjects[g].parentJoint for g in c.geometries)
+        J1, a1 = point_terms(model, data, ji, c.point) if ji else nothing
+        J2, a2 = point_terms(model, data, jk, c.point) if jk else nothing
         H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
         k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
     f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, scene.q, scene.v))
-    M, L = _mass_matrix(scene)
-    MiHf = sla.cho_solve(L, np.column_stack([H, f]), check_finite=False)
-    A = H.T @ MiHf[:, :-1]
-    A = 0.5 * (A + A.T)
-    b = H.T @ MiHf[:, -1] + k
+    M = mass_matrix(model, data, scene.q)
     u = (H.T @ scene.v).reshape(nc, 3)
     sliding = np.linalg.norm(u[:, 1:], axis=1) > sliding_tol
     v_t = np.where(sliding[:, None], u[:, 1:], 0.0)
     mu = np.array([c.mu for c in contacts])
-    cd = ContactDynamics(A, b, mu, 3, sliding, v_t, H, M, f, k, [c.name for c in contacts])
-    cd.cho_M = L
-    return cd
+    names = [c.name for c in contacts]
+    return ContactDynamics.assemble(H, M, f, k, mu, 3, sliding, v_t, names, lambda: _weak_joints(scene, M))

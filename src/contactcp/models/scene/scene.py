@@ -23,7 +23,7 @@ from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.models.scene.shapes import make_shape, solid_inertia
 
-__all__ = ["Scene", "pose", "DEFAULT_FRICTION", "WORLD"]
+__all__ = ["Scene", "pose", "friction_coefficient", "DEFAULT_FRICTION", "WORLD"]
 
 #: sliding friction of a geometry that names none (MuJoCo's default)
 DEFAULT_FRICTION = 1.0
@@ -70,7 +70,8 @@ def pose(value: Any, where: str = "pose") -> pin.SE3:
     return pin.SE3(np.array(R), p.copy())
 
 
-def _friction(value: Any, where: str) -> float:
+def friction_coefficient(value: Any, where: str) -> float:
+    """A friction coefficient: a finite number >= 0 (InvalidProblemError naming ``where``)."""
     mu = number(value, where)
     if mu < 0:
         raise InvalidProblemError(where, f"friction coefficient must be >= 0 and finite, got {value!r}")
@@ -151,9 +152,12 @@ class Scene:
 
     @property
     def joints(self) -> list[Joint]:
-        """Every joint but the world's, in pinocchio's order."""
+        """Every joint but the world's, in pinocchio's order (built again only when joints are added)."""
         m = self.model
-        return [
+        if getattr(self, "_joints_n", None) == m.njoints:
+            return self._joints
+        self._joints_n = m.njoints
+        self._joints = [
             Joint(
                 m.names[j],
                 j,
@@ -163,6 +167,7 @@ class Scene:
             )
             for j in range(1, m.njoints)
         ]
+        return self._joints
 
     def joint(self, name: str) -> Joint:
         for j in self.joints:
@@ -208,7 +213,7 @@ class Scene:
         fid = self.model.addFrame(pin.Frame(name, jid, pin.SE3.Identity(), pin.FrameType.BODY))
         self.collision.addGeometryObject(pin.GeometryObject(name, jid, fid, pin.SE3.Identity(), geom))
         if friction is not None:
-            self.friction[name] = _friction(friction, f"{name}.friction")
+            self.friction[name] = friction_coefficient(friction, f"{name}.friction")
         q, v_, tau = self.q, self.v, self.tau
         self._reset_state()
         nq, nv = q.size, v_.size
@@ -222,7 +227,7 @@ class Scene:
         geom = make_shape(shape, f"{name}.shape")
         self.collision.addGeometryObject(pin.GeometryObject(name, 0, 0, pose(placement, f"{name}.pose"), geom))
         if friction is not None:
-            self.friction[name] = _friction(friction, f"{name}.friction")
+            self.friction[name] = friction_coefficient(friction, f"{name}.friction")
 
     def _new_name(self, name: str) -> None:
         if not isinstance(name, str) or not name:
@@ -275,7 +280,7 @@ class Scene:
         force, is in the body frame: ``(R^T F, R^T T)``)."""
         f = np.array(self.tau, dtype=float)
         if self.wrenches:
-            pin.framesForwardKinematics(self.model, self._data, self.q)
+            pin.forwardKinematics(self.model, self._data, self.q)
         for name, w in self.wrenches.items():
             j = self.joint(name)
             R = self._data.oMi[j.index].rotation
