@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 
 from contactcp.cli.output import PICTURE_SUFFIXES, check_map_size, finite, output_path, print_json  # noqa: F401
@@ -137,7 +136,9 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
     if args.map:
         if args.tau1 is not None or args.tau2 is not None:
             raise InvalidProblemError("hand2d", "give either --tau1 T --tau2 T or --map, not both")
-        return _hand2d_map(args)
+        from contactcp.cli.maps import hand2d_map_command
+
+        return hand2d_map_command(args)
     if args.tau1 is None or args.tau2 is None:
         raise InvalidProblemError("hand2d", "give --tau1 T --tau2 T (one state) or --map")
     from contactcp.analysis.determinacy import analyse
@@ -181,67 +182,6 @@ def _cmd_hand2d(args: argparse.Namespace) -> int:
                 f"check of the original conditions {out.max_violation:.1e}"
             )
     return 0 if out.determinate else 1
-
-
-def _hand2d_map(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from contactcp.analysis.determinacy import VERDICTS
-    from contactcp.analysis.modemap import MODE_CLASSES
-    from contactcp.errors import InvalidProblemError
-    from contactcp.scenarios.yashima import hand_map
-
-    if args.resolution < 2:
-        raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
-    check_map_size(args.resolution, "--resolution")
-    if not args.tau_max > args.tau_min:
-        raise InvalidProblemError("--tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
-    output_path(args.out, "--out", (".npz", ".csv"))
-    output_path(args.picture, "--picture", PICTURE_SUFFIXES)
-    t = np.linspace(args.tau_min, args.tau_max, args.resolution)
-    from contactcp.cli.maps import sweep_kwargs
-
-    table = hand_map(args.mu, t, t, tol=args.tol, progress=not args.json, **sweep_kwargs(args))
-    cls = table["cls"]
-    counts = {name: int((cls == k).sum()) for k, name in enumerate(MODE_CLASSES)}
-    verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
-    # both outputs or neither: each goes to a temporary file, renamed into place when both are complete
-    with contextlib.ExitStack() as stack:
-        from contactcp._files import atomic_write
-
-        if args.out:
-            table.save(stack.enter_context(atomic_write(args.out)))
-        if args.picture:
-            from contactcp.plotting.modemap import plot_mode_map, save
-
-            save(
-                plot_mode_map(table.grid("cls"), t, t, f"contact modes, mu = {args.mu:g}"),
-                stack.enter_context(atomic_write(args.picture)),
-            )
-    # success: every state decided (determinate or proved not to be); undecided states fail the run
-    ok = verdicts["undecided"] == 0
-    if args.json:
-        print_json(
-            {
-                "status": "SOLVED" if ok else "INACCURATE",
-                "success": ok,
-                "mu": args.mu,
-                "resolution": args.resolution,
-                "tau_range": [args.tau_min, args.tau_max],
-                "classes": counts,
-                "verdicts": verdicts,
-                "time": table.meta.get("elapsed"),
-            }
-        )
-    else:
-        print(
-            f"mode map, mu = {args.mu:g}: {len(table)} states over [{args.tau_min:g}, {args.tau_max:g}]^2 N m "
-            f"in {table.meta.get('elapsed', float('nan')):.2f} s"
-        )
-        for k, v in counts.items():
-            print(f"  {k:16s} {v}")
-        print("verdicts: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
-    return 0 if ok else 1
 
 
 def _cmd_fclib(args: argparse.Namespace) -> int:

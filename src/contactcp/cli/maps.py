@@ -42,33 +42,31 @@ def add_grasp_map_options(gr: argparse.ArgumentParser) -> None:
     add_sweep_options(gr)
 
 
-def grasp_map_command(args: argparse.Namespace) -> int:
+def _map_axis(args: argparse.Namespace):
+    """The effort values of a map's axes, after checking ``--resolution``, the range and the outputs."""
     import numpy as np
 
-    from contactcp.analysis.determinacy import VERDICTS
-    from contactcp.analysis.modemap import mode_classes
     from contactcp.errors import InvalidProblemError
-    from contactcp.scenarios.grasp_maps import grasp_map
 
     if args.resolution < 2:
         raise InvalidProblemError("--resolution", f"must be at least 2, got {args.resolution}")
     check_map_size(args.resolution, "--resolution")
     if not args.tau_max > args.tau_min:
         raise InvalidProblemError("--tau-max", f"must exceed --tau-min ({args.tau_min:g}), got {args.tau_max:g}")
-    bad = [j for j in args.joints if not 1 <= j <= 6]
-    if bad or args.joints[0] == args.joints[1]:
-        raise InvalidProblemError("--joints", f"must be two different joints in 1..6, got {list(args.joints)}")
     output_path(args.out, "--out", (".npz", ".csv"))
     output_path(args.picture, "--picture", PICTURE_SUFFIXES)
-    t = np.linspace(args.tau_min, args.tau_max, args.resolution)
-    joints = (args.joints[0] - 1, args.joints[1] - 1)
-    table = grasp_map(
-        args.mu, t, t, finger=args.finger - 1, joints=joints, progress=not args.json, **sweep_kwargs(args)
-    )
-    classes = mode_classes(3)
+    return np.linspace(args.tau_min, args.tau_max, args.resolution)
+
+
+def _finish_map(args, table, t, classes, title: str, labels=None, facts: dict | None = None, lines=()) -> int:
+    """Counts of classes and verdicts, the outputs (both or neither: each to a temporary file, renamed
+    into place when both are complete), the JSON object or the text; exit 0 when every state was
+    decided (determinate or proved not to be), else 1."""
+    from contactcp.analysis.determinacy import VERDICTS
+
     counts = {name: int((table["cls"] == k).sum()) for k, name in enumerate(classes)}
     verdicts = {name: int((table["verdict"] == k).sum()) for k, name in enumerate(VERDICTS)}
-    with contextlib.ExitStack() as stack:  # both outputs or neither
+    with contextlib.ExitStack() as stack:
         from contactcp._files import atomic_write
 
         if args.out:
@@ -76,8 +74,8 @@ def grasp_map_command(args: argparse.Namespace) -> int:
         if args.picture:
             from contactcp.plotting.modemap import plot_mode_map, save
 
-            labels = tuple(f"finger {args.finger}, joint {j}: added torque (N m)" for j in args.joints)
-            fig = plot_mode_map(table.grid("cls"), t, t, f"three-finger grasp, mu = {args.mu:g}", None, classes, labels)
+            extra = {} if labels is None else {"labels": labels}
+            fig = plot_mode_map(table.grid("cls"), t, t, title, classes=classes, **extra)
             save(fig, stack.enter_context(atomic_write(args.picture)))
     ok = verdicts["undecided"] == 0
     if args.json:
@@ -86,8 +84,7 @@ def grasp_map_command(args: argparse.Namespace) -> int:
                 "status": "SOLVED" if ok else "INACCURATE",
                 "success": ok,
                 "mu": args.mu,
-                "finger": args.finger,
-                "joints": list(args.joints),
+                **(facts or {}),
                 "resolution": args.resolution,
                 "tau_range": [args.tau_min, args.tau_max],
                 "classes": counts,
@@ -96,13 +93,48 @@ def grasp_map_command(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(
-            f"three-finger grasp, mu = {args.mu:g}: {args.resolution} x {args.resolution} efforts added to finger "
-            f"{args.finger}'s joints {args.joints[0]} and {args.joints[1]} in [{args.tau_min:g}, {args.tau_max:g}] N m"
-        )
-        print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items() if v))
-        print("  verdicts: " + ", ".join(f"{k}: {v}" for k, v in verdicts.items() if v))
+        for line in lines:
+            print(line)
+        print(f"  {len(table)} states in {table.meta.get('elapsed', float('nan')):.2f} s")
+        for k, v in counts.items():
+            print(f"  {k:16s} {v}")
+        print("verdicts: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
     return 0 if ok else 1
+
+
+def hand2d_map_command(args: argparse.Namespace) -> int:
+    """``contactcp hand2d --map``: the two-finger hand's mode map (Yashima & Yamaguchi, Fig. 7)."""
+    from contactcp.analysis.modemap import MODE_CLASSES
+    from contactcp.scenarios.yashima import hand_map
+
+    t = _map_axis(args)
+    table = hand_map(args.mu, t, t, tol=args.tol, progress=not args.json, **sweep_kwargs(args))
+    head = f"mode map, mu = {args.mu:g}: [{args.tau_min:g}, {args.tau_max:g}]^2 N m"
+    return _finish_map(args, table, t, MODE_CLASSES, f"contact modes, mu = {args.mu:g}", lines=[head])
+
+
+def grasp_map_command(args: argparse.Namespace) -> int:
+    """``contactcp grasp puma3 --map``: the three-finger grasp's modes over two joint efforts."""
+    from contactcp.analysis.modemap import mode_classes
+    from contactcp.errors import InvalidProblemError
+    from contactcp.scenarios.grasp_maps import grasp_map
+
+    bad = [j for j in args.joints if not 1 <= j <= 6]
+    if bad or args.joints[0] == args.joints[1]:
+        raise InvalidProblemError("--joints", f"must be two different joints in 1..6, got {list(args.joints)}")
+    t = _map_axis(args)
+    joints = (args.joints[0] - 1, args.joints[1] - 1)
+    table = grasp_map(
+        args.mu, t, t, finger=args.finger - 1, joints=joints, progress=not args.json, **sweep_kwargs(args)
+    )
+    labels = tuple(f"finger {args.finger}, joint {j}: added torque (N m)" for j in args.joints)
+    head = (
+        f"three-finger grasp, mu = {args.mu:g}: efforts added to finger {args.finger}'s joints "
+        f"{args.joints[0]} and {args.joints[1]} in [{args.tau_min:g}, {args.tau_max:g}] N m"
+    )
+    facts = {"finger": args.finger, "joints": list(args.joints)}
+    title = f"three-finger grasp, mu = {args.mu:g}"
+    return _finish_map(args, table, t, mode_classes(3), title, labels, facts, [head])
 
 
 def fclib_folder_command(args: argparse.Namespace) -> int:

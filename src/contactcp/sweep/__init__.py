@@ -80,10 +80,6 @@ def _positive_int(name: str, value: Any) -> int | None:
     return v
 
 
-def _fmt_point(point: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in point.items())
-
-
 def sweep(
     fn: Callable[..., Mapping[str, Any]],
     pts: Points,

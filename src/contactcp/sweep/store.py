@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from contactcp._files import atomic_write
 from contactcp.errors import InvalidOptionError, SweepError
 from contactcp.sweep.points import Points
 from contactcp.sweep.table import Table
@@ -47,15 +48,6 @@ def fingerprint(pts: Points) -> str:
         h.update(c.dtype.str.encode())
         h.update(c.tobytes())
     return h.hexdigest()
-
-
-def _atomic_bytes(path: Path, data: bytes) -> None:
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _check_manifest(manifest: Any, where: Path) -> dict:
@@ -120,7 +112,8 @@ class ChunkStore:
         if path.is_dir() and any(p.suffix == ".parquet" for p in path.iterdir()):
             raise InvalidOptionError("store", f"{str(path)!r} holds Parquet files but no {_MANIFEST}")
         path.mkdir(parents=True, exist_ok=True)
-        _atomic_bytes(old, json.dumps(manifest, indent=1).encode())
+        with atomic_write(old) as tmp:
+            tmp.write_text(json.dumps(manifest, indent=1))
         return cls(path, manifest)
 
     @classmethod
@@ -157,12 +150,8 @@ class ChunkStore:
             arrays[name] = _arrow_column(c)
         shapes = {name: list(c.shape[1:]) for name, c in cols.items() if c.ndim > 2}
         table = pa.table(arrays).replace_schema_metadata({"contactcp.shapes": json.dumps(shapes)})
-        tmp = self.path / f".{self.part(k).name}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            pq.write_table(table, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.part(k))
+        with atomic_write(self.part(k)) as tmp:  # a hidden temporary file, flushed, renamed into place
+            pq.write_table(table, tmp)
 
     def read_part(self, k: int) -> dict[str, np.ndarray]:
         """Chunk ``k``'s columns (the coordinates and the function's), as numpy arrays."""
