@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,16 +37,6 @@ from contactcp.scenarios.buffo2006 import puma3_grasp  # noqa: E402
 from contactcp.simulate.instant import solve_dynamic  # noqa: E402
 
 CASES = [("sliding", mu) for mu in (0.1, 0.2, 0.4, 0.5)] + [("rolling", mu) for mu in (0.1, 0.2, 0.4, 0.6, 0.8)]
-
-
-def _time(fn, repeat: int) -> float:
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
 
 
 def main(argv=None) -> int:
@@ -78,8 +67,8 @@ def main(argv=None) -> int:
         best, best_any = None, None
         for label, friction, method, opts in methods:
             out = solve_dynamic(cd, friction=friction, method=method, **opts)
-            t_solve = _time(lambda: solve_dynamic(cd, friction=friction, method=method, **opts), rep)
-            t_all = _time(lambda: solve_dynamic(system, friction=friction, method=method, **opts), rep)
+            t_solve = report.median_seconds(lambda: solve_dynamic(cd, friction=friction, method=method, **opts), rep)
+            t_all = report.median_seconds(lambda: solve_dynamic(system, friction=friction, method=method, **opts), rep)
             f = out.result.stats.get("final_f") if method == "merit" else None
             agree = (
                 float(np.abs(out.c - ref.c).max() / np.abs(ref.c).max())

@@ -44,6 +44,21 @@ def command_line(script: str) -> str:
     return f"Command: `python benchmarks/{script} {' '.join(sys.argv[1:])}`".rstrip() + "."
 
 
+def median_seconds(fn, repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``fn`` after one untimed call (caches, compiled
+    kernels, first imports)."""
+    import statistics
+    import time
+
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def write(path: str | os.PathLike, lines: list[str]) -> Path:
     """Write the report atomically (a temporary file renamed over the target) and say so."""
     path = Path(path)

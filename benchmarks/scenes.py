@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -45,16 +44,6 @@ SCENES = [
 #: scenes whose free bodies accelerate (the rolling ball; the three PUMA fingers press with the
 #: paper's desired forces, which are not an equilibrium)
 MOVING = {"sphere_on_slope.xml", "puma3_grasp.json"}
-
-
-def _median(fn, repeat: int) -> float:
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
 
 
 def _imbalance(out) -> float:
@@ -100,7 +89,7 @@ def _mujoco_allegro(scene, repeat: int) -> dict:
         b.add_geom(type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[0.025, 0, 0], mass=0.05, friction=[1.0, 0.005, 0.0001])
         return spec.compile()
 
-    t_load = _median(load, max(3, repeat // 10))
+    t_load = report.median_seconds(load, max(3, repeat // 10))
     m = load()
     d = mujoco.MjData(m)
     for j in scene.joints:
@@ -109,7 +98,7 @@ def _mujoco_allegro(scene, repeat: int) -> dict:
         jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j.name)
         d.qpos[m.jnt_qposadr[jid]] = scene.q[j.q][0]
         d.qfrc_applied[m.jnt_dofadr[jid]] = scene.tau[j.v][0]
-    t_fwd = _median(lambda: mujoco.mj_forward(m, d), repeat)
+    t_fwd = report.median_seconds(lambda: mujoco.mj_forward(m, d), repeat)
     jb = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "ball")
     dof = m.jnt_dofadr[m.body_jntadr[jb]]
     on_ball = sum(1 for c in d.contact[: d.ncon] if jb in (m.geom_bodyid[c.geom1], m.geom_bodyid[c.geom2]))
@@ -140,7 +129,7 @@ def _drake_allegro(repeat: int) -> float:
         plant.Finalize()
         return plant
 
-    return _median(load, max(3, repeat // 10))
+    return report.median_seconds(load, max(3, repeat // 10))
 
 
 def main(argv=None) -> int:
@@ -152,16 +141,16 @@ def main(argv=None) -> int:
     for name in SCENES:
         try:
             path = example_scene(name)
-            t_load = _median(lambda: load_scene(path), max(3, args.repeat // 10))
+            t_load = report.median_seconds(lambda: load_scene(path), max(3, args.repeat // 10))
             scene, margin = load_scene(path)
         except Exception as exc:  # example-robot-data missing
             rows.append([name, f"skipped ({exc})"] + [""] * 7)
             continue
-        t_det = _median(lambda: detect(scene, margin), args.repeat)
+        t_det = report.median_seconds(lambda: detect(scene, margin), args.repeat)
         cells = [name, f"{1e3 * t_load:.1f}", str(len(detect(scene, margin))), f"{1e3 * t_det:.2f}"]
         for law in ("pyramid", "cone"):
             out = solve_scene(scene, friction=law, margin=margin)
-            t = _median(lambda: solve_scene(scene, friction=law, margin=margin), args.repeat)
+            t = report.median_seconds(lambda: solve_scene(scene, friction=law, margin=margin), args.repeat)
             imb = "moving" if name in MOVING else f"{_imbalance(out):.0e}"
             cells += [f"{1e3 * t:.2f}", f"{out.status.name} ({out.method})", imb]
             if name == "allegro_sphere.json":

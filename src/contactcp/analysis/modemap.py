@@ -49,7 +49,16 @@ from contactcp.models.system import MultibodySystem
 from contactcp.solvers.batch import solve_batch
 from contactcp.sweep import Table
 
-__all__ = ["MODE_NAMES", "mode_classes", "MODE_CLASSES", "EffortModel", "effort_model", "effort_states", "effort_map"]
+__all__ = [
+    "MODE_NAMES",
+    "mode_classes",
+    "MODE_CLASSES",
+    "EffortModel",
+    "effort_model",
+    "effort_states",
+    "effort_map",
+    "acceleration_names",
+]
 
 #: per-contact mode codes
 MODE_NAMES = ("rolling", "sliding", "breaking")
@@ -362,6 +371,12 @@ def _modes(m: EffortModel, bt, c, a, has, det, mode_tol) -> tuple[np.ndarray, np
     ok2 = det & ~brk
     cls[ok2] = (modes[ok2] * (1 << np.arange(n_c - 1, -1, -1))[None, :]).sum(axis=1)  # RR, RS, SR, SS, ...
     return modes, cls
+
+
+def acceleration_names(*labels: str) -> dict[str, str | None]:
+    """``names`` for :func:`effort_map` keeping the first body's first accelerations under ``labels``
+    (``vdot0`` as ``labels[0]``, ...) and dropping the others."""
+    return {f"vdot{j}": (labels[j] if j < len(labels) else None) for j in range(6)}
 
 
 def _chunk(model: EffortModel, tol: float, names: dict, **columns: np.ndarray) -> dict[str, np.ndarray]:

@@ -70,7 +70,7 @@ def grasp_map(
     scheduler: Any = None,
 ) -> Table:
     """The contact-mode map of the grasp over ``tau_a x tau_b`` (N m added to the two joints)."""
-    from contactcp.analysis.modemap import effort_map
+    from contactcp.analysis.modemap import acceleration_names, effort_map
 
     return effort_map(
         grasp_model(number(mu, "mu"), finger, tuple(joints)),
@@ -81,7 +81,7 @@ def grasp_map(
         store=store,
         resume=resume,
         scheduler=scheduler,
-        names={"vdot0": "a_x", "vdot1": "a_y", "vdot2": "a_z", "vdot3": None, "vdot4": None, "vdot5": None},
+        names=acceleration_names("a_x", "a_y", "a_z"),
     )
 
 

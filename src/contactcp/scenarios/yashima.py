@@ -270,7 +270,7 @@ def hand_map(
     """The map over the grid ``tau1 x tau2`` as a :class:`contactcp.sweep.Table` (columns of
     :func:`hand_states`; :func:`contactcp.analysis.modemap.effort_map`; ``store``, ``resume``,
     ``scheduler`` as for :func:`contactcp.sweep.sweep`)."""
-    from contactcp.analysis.modemap import effort_map
+    from contactcp.analysis.modemap import acceleration_names, effort_map
 
     mu = number(mu, "mu")
     table = effort_map(
@@ -285,6 +285,6 @@ def hand_map(
         store=store,
         resume=resume,
         scheduler=scheduler,
-        names={"vdot0": "a_x", "vdot1": "a_z", "vdot2": "alpha", "vdot3": None, "vdot4": None, "vdot5": None},
+        names=acceleration_names("a_x", "a_z", "alpha"),
     )
     return table

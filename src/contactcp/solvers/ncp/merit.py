@@ -332,7 +332,7 @@ def _answer(
     x_out = model.to_problem(x)
     with model.uncounted():
         F, _ = model.unscaled(*model.FG(x))
-    z = z / model.dF
+    z = z / model.dF if model.scaled else z
     total_it = sum(r.nit for r in runs)
     msg = _message(best, status, runs, model, max_iter, _threshold(best, ftol, tol), tol)
     slack = np.zeros(n)
@@ -354,7 +354,7 @@ def _answer(
         "polished": best.polished,
         "jacobian": "analytic" if model.analytic else "finite differences",
         "z": slack,
-        "rows_equilibrated": bool((model.dF != 1).any() or (model.dG != 1).any()),
+        "rows_equilibrated": model.scaled,
     }
     w = problem.M @ x_out + problem.q if model.linear else F
     return Raw(x_out, status, iterations=total_it, message=msg, w=w, stats=stats)

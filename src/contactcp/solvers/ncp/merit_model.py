@@ -63,6 +63,7 @@ class _Model:
         self.comp_index = np.arange(self.p) if self.perm is None else self.perm[: self.p]
         #: row scales (powers of two) that F and G are seen through (:meth:`equilibrate`)
         self.dF, self.dG = np.ones(self.p), np.ones(self.m)
+        self.scaled = False
 
     def equilibrate(self, x: np.ndarray) -> bool:
         """Scale the rows of ``F`` and ``G`` by powers of two so that the rows of their Jacobian at
@@ -81,6 +82,7 @@ class _Model:
         d = np.ones(self.n)
         d[ok] = np.exp2(-np.floor(np.log2(size[ok])))
         self.dF, self.dG = d[: self.p], d[self.p :]
+        self.scaled = True
         self._key = None
         return True
 
@@ -119,18 +121,18 @@ class _Model:
         key = x.tobytes()
         if key != self._key:
             F, G = self._raw_FG(x)
-            self._FG = (self.dF * F, self.dG * G)
+            self._FG = (self.dF * F, self.dG * G) if self.scaled else (F, G)
             self._key = key
             self.nF += 1
         return self._FG  # type: ignore[return-value]
 
     def unscaled(self, F: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return F / self.dF, G / self.dG
+        return (F / self.dF, G / self.dG) if self.scaled else (F, G)
 
     def jac(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The Jacobians of ``F`` and ``G`` at ``x``, through the row scales."""
         JF, JG = self._raw_jac(x)
-        return self.dF[:, None] * JF, self.dG[:, None] * JG
+        return (self.dF[:, None] * JF, self.dG[:, None] * JG) if self.scaled else (JF, JG)
 
     def _raw_jac(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.nJ += 1
