@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from contactcp.scenarios.yashima import hand_map  # noqa: E402
 from contactcp.sweep import grid, load, sweep  # noqa: E402
 from contactcp.sweep.demo import demo_batch, demo_busy  # noqa: E402
+from contactcp.sweep.executors import POOL_START_COST  # noqa: E402
 
 _MAP = """
 import sys
@@ -132,6 +133,20 @@ def speedup(n: int, ms: float) -> dict:
     }
 
 
+def pool_start(repeat: int = 5) -> float:
+    """Median seconds from starting two worker processes (the sweep's own context and initializer)
+    to their first two answers: the cost the local plan weighs against the work left."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from contactcp.sweep.workers import _init_worker, _mp_context
+
+    def start():
+        with ProcessPoolExecutor(2, mp_context=_mp_context(), initializer=_init_worker) as ex:
+            list(ex.map(abs, (1, 2)))
+
+    return report.median_seconds(start, repeat)
+
+
 def big_map(resolution: int) -> dict:
     t = np.linspace(0, 10, resolution)
     t0 = time.perf_counter()
@@ -152,6 +167,8 @@ def main(argv=None) -> int:
     print("speed-up", sp, flush=True)
     bm = big_map(200 if args.quick else 1000)
     print("map", bm, flush=True)
+    start = pool_start(2 if args.quick else 5)
+    print("pool start", start, flush=True)
     ratio, dask_ratio = sp["one"] / sp["two"], sp["one"] / sp["dask2"]
     overhead = (sp["dask_cheap"] - sp["serial_cheap"] / 2) / sp["cheap_n"]
     lines = [
@@ -181,6 +198,10 @@ def main(argv=None) -> int:
         f"| cheap points, Dask LocalCluster (2 workers) | {sp['cheap_n']} | {sp['dask_cheap']:.2f} | |",
         "",
         f"Amortised Dask overhead per point: (Dask time - one-process time / 2) / points = {1e6 * overhead:.2f} us.",
+        "",
+        f"Starting two local worker processes, to their first answers: {start:.2f} s (median of "
+        f"{2 if args.quick else 5}); the local plan counts {POOL_START_COST:g} s "
+        "(`contactcp.sweep.executors.POOL_START_COST`).",
         "",
         "## The big mode map",
         "",

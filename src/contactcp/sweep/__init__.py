@@ -19,27 +19,24 @@ answers back together, in point order, as a :class:`Table`.
 Per-point cost matters: prefer ``batched=True`` with a function that solves a
 whole chunk at once (e.g. with :func:`contactcp.solve_batch`).
 
-Worker processes
-----------------
-With ``executor=None`` and ``workers != 1``, :func:`sweep` starts a
-:class:`~concurrent.futures.ProcessPoolExecutor` with the ``"forkserver"`` start
-method (``"spawn"`` where there is none) and shuts it down at the end.  Plain
-``fork`` is *not* safe here: numba's parallel kernels run on GNU OpenMP, and a
-process forked from a parent that has used them aborts ("fork() called from a
-process already using GNU OpenMP").  The fork server imports :mod:`contactcp`
-once, so each worker starts with numpy and numba loaded; workers run numba's
-parallel kernels on one thread each (the pool is the parallelism).  Starting the
-pool costs about 0.5-1.5 s on a 2-core machine, so a pool only pays off when the
-work takes longer than that; ``workers=1`` runs everything in the calling
-process.
+Where the chunks run
+--------------------
+With ``executor=None`` and ``workers != 1`` the first chunk runs in the calling process, and the
+rest in worker processes only when its time (or the second chunk's, past set-up) says they save
+more than their start (:func:`contactcp.sweep.executors.local_plan`); ``scheduler=`` runs them on
+Dask, ``store=`` streams them into a resumable folder (:mod:`contactcp.sweep.store`).  Worker
+processes use the ``"forkserver"`` start method (``"spawn"`` where there is none).  Plain ``fork``
+is *not* safe here: numba's parallel kernels run on GNU OpenMP, and a process forked from a parent
+that has used them aborts ("fork() called from a process already using GNU OpenMP").  The fork
+server imports :mod:`contactcp` once, so each worker starts with numpy and numba loaded; workers
+run numba's parallel kernels on one thread each (the pool is the parallelism).
 
-Consequences of ``forkserver``/``spawn``: ``fn`` must be picklable (a top-level
-function of an importable module, or a :func:`functools.partial` of one), and a
-script that calls :func:`sweep` must guard its entry point with
-``if __name__ == "__main__":``.  Functions typed into an interactive session
-cannot reach the workers: put them in a module, or use ``workers=1``.  Costly
-per-process set-up (a pinocchio model, ...) is best cached in a module-level
-global that ``fn`` builds on its first call: each worker then builds it once.
+Worker processes need ``fn`` picklable (a top-level function of an importable module, or a
+:func:`functools.partial` of one).  A script that calls :func:`sweep` at its top level without an
+``if __name__ == "__main__":`` guard gets threads instead (workers would run the script again), and
+a function typed into an interactive session is refused by a process pool: put it in a module, or
+use ``workers=1``.  Costly per-process set-up (a pinocchio model, ...) is best cached in a
+module-level global that ``fn`` builds on its first call: each worker then builds it once.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from contactcp.errors import InvalidOptionError
 __all__ = ["dask_client", "is_dask_client", "unguarded_main", "main_guarded", "local_plan", "POOL_START_COST"]
 
 #: seconds to start a pool of worker processes and bring contactcp into them, counted generously
-#: (measured on a 2-core machine: 0.5 s to the first answer of two forkserver workers)
+#: (benchmarks/sweep.py measures two workers' start to their first answers: see
+#: benchmarks/results/sweep.md; a pool must save more than this to be chosen)
 POOL_START_COST = 1.0
 
 
