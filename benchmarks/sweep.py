@@ -135,7 +135,8 @@ def speedup(n: int, ms: float) -> dict:
 
 def pool_start(repeat: int = 5) -> float:
     """Median seconds from starting two worker processes (the sweep's own context and initializer)
-    to their first two answers: the cost the local plan weighs against the work left."""
+    to their first two answers, the fork server already running (the untimed first call starts it):
+    the cost the local plan weighs against the work left."""
     from concurrent.futures import ProcessPoolExecutor
 
     from contactcp.sweep.workers import _init_worker, _mp_context
@@ -199,8 +200,9 @@ def main(argv=None) -> int:
         "",
         f"Amortised Dask overhead per point: (Dask time - one-process time / 2) / points = {1e6 * overhead:.2f} us.",
         "",
-        f"Starting two local worker processes, to their first answers: {start:.2f} s (median of "
-        f"{2 if args.quick else 5}); the local plan counts {POOL_START_COST:g} s "
+        f"Starting two local worker processes, to their first answers, with the fork server already "
+        f"running: {start:.2f} s (median of {2 if args.quick else 5}; a process's first pool also starts "
+        f"the fork server and imports contactcp into it); the local plan counts {POOL_START_COST:g} s "
         "(`contactcp.sweep.executors.POOL_START_COST`).",
         "",
         "## The big mode map",
