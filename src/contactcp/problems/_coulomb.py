@@ -11,6 +11,8 @@ readable reference and the tests compare the two.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -74,3 +76,41 @@ def coulomb_parts(r, u, mu, d):
         rr += r[o] * r[o] + rt2
         uu += u[o] * u[o] + ut2
     return np.sqrt(nat2), max(cone, 0.0), max(dual, 0.0), abs(comp), np.sqrt(rr), np.sqrt(uu)
+
+
+@njit(cache=True, nogil=True)
+def scaled_velocity(indptr, indices, data, W, sparse, r, q, k):
+    """``(u, r, ||  |W| |r| + |q|  ||_2, ||q||_2, finite)`` for ``r`` and ``q`` scaled by ``2^-k`` (exact), with ``W``
+    dense (``W``) or in CSR form (``indptr``, ``indices``, ``data``; ``W`` then unused).
+
+    One pass over ``W``'s entries in row order, as :meth:`FrictionContactProblem._certify` describes:
+    ``u = W (2^-k r) + 2^-k q``, and the 2-norm of the row sums of ``|W_ij| |r_j| + |q_i|`` that bounds
+    the rounding of ``u``; ``finite`` is False when either overflowed."""
+    n = q.shape[0]
+    rs = np.empty(n)
+    for j in range(n):
+        rs[j] = math.ldexp(r[j], -k)
+    u = np.empty(n)
+    bound2 = 0.0
+    q2 = 0.0
+    finite = True
+    for i in range(n):
+        qs = math.ldexp(q[i], -k)
+        q2 += qs * qs
+        acc = qs
+        aacc = abs(qs)
+        if sparse:
+            for p in range(indptr[i], indptr[i + 1]):
+                t = data[p] * rs[indices[p]]
+                acc += t
+                aacc += abs(t)
+        else:
+            for j in range(n):
+                t = W[i, j] * rs[j]
+                acc += t
+                aacc += abs(t)
+        u[i] = acc
+        bound2 += aacc * aacc
+        if not (np.isfinite(acc) and np.isfinite(aacc)):
+            finite = False
+    return u, rs, np.sqrt(bound2), np.sqrt(q2), finite

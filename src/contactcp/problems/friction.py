@@ -32,12 +32,15 @@ import scipy.sparse as sp
 from contactcp._validate import integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
-from contactcp.problems._coulomb import coulomb_parts
+from contactcp.problems._coulomb import coulomb_parts, scaled_velocity
 from contactcp.result import Residual
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
 
 _EPS = float(np.finfo(float).eps)
+_NO_INT = np.zeros(0, dtype=np.int32)
+_NO_FLOAT = np.zeros(0)
+_NO_DENSE = np.zeros((0, 0))
 
 
 def project_cones(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
@@ -162,10 +165,13 @@ class FrictionContactProblem(Problem):
         # norms, of u or of |u_T| for huge data; no underflow for tiny data)
         big = max(float(np.abs(self.q).max(initial=0.0)), float(np.abs(r).max(initial=0.0)))
         k = math.frexp(big)[1] if big > 0 else 0
-        rs, qs = (np.ldexp(r, -k), np.ldexp(self.q, -k)) if k else (r, self.q)
-        Wabs_r = self._abs_W() @ np.abs(rs)
-        us = self.W @ rs + qs
-        if not np.all(np.isfinite(us)) or not np.all(np.isfinite(Wabs_r)):
+        # u = W 2^-k r + 2^-k q and the norm of |W| |2^-k r| + |2^-k q| (one compiled pass over W)
+        W = self.W
+        if sp.issparse(W):
+            us, rs, bound, nq, finite = scaled_velocity(W.indptr, W.indices, W.data, _NO_DENSE, True, r, self.q, k)
+        else:
+            us, rs, bound, nq, finite = scaled_velocity(_NO_INT, _NO_INT, _NO_FLOAT, W, False, r, self.q, k)
+        if not finite:
             return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), self.W @ r + self.q
         nat, cone, dual, comp, norm_r, norm_u = coulomb_parts(rs, us, self.mu, self.dim)
         # an upper bound of what rounding can change: the error of u (a dot product of n terms), times
@@ -173,14 +179,14 @@ class FrictionContactProblem(Problem):
         n = self.size
         gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
         mu_max = self._mu_max
-        du = gamma * float(np.linalg.norm(Wabs_r + np.abs(qs)))
+        du = gamma * bound
         slack = (1.0 + mu_max) * du + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
-        nq = float(np.linalg.norm(qs))
         if nq > 0.0:
             value, scale = (nat + slack) / nq, _ldexp(nq, k)
         else:  # q = 0: the measure is absolute (r = 0 solves it)
             value, scale = _ldexp(nat + slack, k), 1.0
-        u = np.ldexp(us, k) if k else us
+        with np.errstate(over="ignore"):  # a u beyond the float range is inf (and so is the measure)
+            u = np.ldexp(us, k) if k else us
         return Residual(
             value * (1.0 + 8.0 * _EPS),
             _ldexp(nat, k),
@@ -190,18 +196,6 @@ class FrictionContactProblem(Problem):
             0.0,
             scale,
         ), u
-
-    def _abs_W(self):
-        """``|W|`` (entrywise), computed once."""
-        cached = self.__dict__.get("_Wabs")
-        if cached is None:
-            W = self.W
-            if sp.issparse(W):
-                cached = sp.csr_matrix((np.abs(W.data), W.indices, W.indptr), shape=W.shape)
-            else:
-                cached = np.abs(W)
-            object.__setattr__(self, "_Wabs", cached)
-        return cached
 
     def __repr__(self) -> str:
         return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"

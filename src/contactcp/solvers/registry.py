@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -317,6 +317,7 @@ def set_default_chain(
     the best point of the attempts before it (passed only to methods that accept them and whose
     step does not set them)."""
     _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
+    _CHAIN_OF.clear()
     if finish is not None:
         _FINISHERS[problem_type] = finish
     if warm is not None:
@@ -397,10 +398,16 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
         tol = float(tol)
     if method is None and not options:
-        chain = default_chain(problem)
-        if len(chain) > 1:
-            return _solve_chain(problem, chain, tol)
-    spec = _lookup(problem, method)
+        steps = _chain_of(type(problem))
+        if len(steps) > 1:
+            # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays for
+            # no test of the others
+            return _solve_chain(problem, steps, tol)
+    return _run(problem, _lookup(problem, method), tol, options)
+
+
+def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]) -> Result:
+    """Run one method with its options checked, and certify its answer."""
     if options:
         for key in options:
             if key not in spec.options:
@@ -421,19 +428,39 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
     return certify(problem, raw, tol, spec.name, time.perf_counter() - t0)
 
 
-def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol: float) -> Result:
+_CHAIN_OF: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
+
+
+def _chain_of(problem_type: type) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The declared chain of a problem type (unfiltered; cached per type)."""
+    steps = _CHAIN_OF.get(problem_type)
+    if steps is None:
+        steps = next((_CHAINS[t] for t in problem_type.__mro__ if t in _CHAINS), ())
+        _CHAIN_OF[problem_type] = steps
+    return steps
+
+
+def _step_spec(problem: Problem, name: str) -> MethodSpec | None:
+    """The spec a chain step runs on this problem, None when the method does not apply to it."""
+    return next((sp for sp in _REGISTRY.get(name, []) if sp.applies(problem)), None)
+
+
+def _solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], tol: float) -> Result:
     """Run the chain's methods while the answers are inconclusive; the first certified answer, else
-    the attempt with the smallest residual."""
+    the attempt with the smallest residual.  Steps whose method does not apply to the problem are
+    skipped (:func:`default_chain` lists the others)."""
     t0 = time.perf_counter()
     tried: list[Result] = []
     finish = next((_FINISHERS[t] for t in type(problem).__mro__ if t in _FINISHERS), None)
     warm = next((_WARM[t] for t in type(problem).__mro__ if t in _WARM), None)
     for name, opts in chain:
+        spec = _step_spec(problem, name)
+        if spec is None:
+            continue
         start = _best(tried) if warm is not None else None
         if start is not None and start.x is not None and start.residual is not None and start.residual.value < math.inf:
-            accepted = _lookup(problem, name).options
-            opts = {**{k: v for k, v in warm(problem, start.x).items() if k in accepted}, **opts}
-        res = solve(problem, name, tol, **opts)
+            opts = {**{k: v for k, v in warm(problem, start.x).items() if k in spec.options}, **opts}
+        res = _run(problem, spec, tol, opts)
         if finish is not None and res.x is not None and res.status is not Status.SOLVED:
             t1 = time.perf_counter()
             try:
@@ -457,6 +484,8 @@ def _solve_chain(problem: Problem, chain: list[tuple[str, dict[str, Any]]], tol:
             break
     else:
         res = _best(tried)
+        if res is None:  # no step applies: the type's default method
+            return _run(problem, _lookup(problem, None), tol, {})
     res.stats["chain"] = [
         {
             "method": r.method,

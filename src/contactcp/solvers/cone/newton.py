@@ -45,6 +45,7 @@ from contactcp.solvers.cone.kernels import (
     desaxce_residual,
     reduced_newton_apply,
     reduced_newton_system,
+    sparse_newton_system,
 )
 from contactcp.solvers.cone.kernels import (
     sweeps as gs_sweeps,
@@ -175,9 +176,11 @@ def _newton_step(
     than ``GMRES_ABOVE`` rows of active contacts remain (``linear="auto"``),
     falling back to LU if GMRES does not converge.
     """
+    if sparse:
+        return _sparse_step(W, phi, D, rho, d)
     n_c = D.shape[0]
     active = np.abs(D).reshape(n_c, -1).max(axis=1) > 0
-    if not sparse and not (linear == "gmres" or (linear == "auto" and d * np.count_nonzero(active) > GMRES_ABOVE)):
+    if not (linear == "gmres" or (linear == "auto" and d * np.count_nonzero(active) > GMRES_ABOVE)):
         return _lu_step(W, D, rho, phi, d, wabs, single)
     dr = -phi.copy()
     if not active.any():
@@ -188,30 +191,35 @@ def _newton_step(
     rho_a = rho[active]
     rhs = -phi[rows]
     if sep.size:
-        coupling = W[rows][:, sep] @ dr[sep] if sparse else W[np.ix_(rows, sep)] @ dr[sep]
+        coupling = W[np.ix_(rows, sep)] @ dr[sep]
         coupling = np.asarray(coupling).reshape(-1, d)
         rhs -= np.einsum("ijk,ik->ij", Da, rho_a[:, None] * coupling).reshape(-1)
     eye_minus_D = np.eye(d)[None] - Da
-    if sparse:
-        Waa = W if not sep.size else W[rows][:, rows].tocsr()  # every contact active: no copy
-        blockD = _block_diagonal(Da * rho_a[:, None, None])
-        blockI = _block_diagonal(eye_minus_D)
-        J = (blockI + blockD @ Waa).tocsc()
+    forcing = float(min(0.1, np.sqrt(np.linalg.norm(phi))))
+    step = _gmres_step(W, rows, Da, rho_a, eye_minus_D, rhs, d, max(forcing, 1e-12))
+    if step is None:
+        return _lu_step(W, D, rho, phi, d, wabs, single)
+    if not np.all(np.isfinite(step)):
+        return None
+    dr[rows] = step
+    return dr
+
+
+def _sparse_step(W: sp.csr_matrix, phi: np.ndarray, D: np.ndarray, rho: np.ndarray, d: int) -> np.ndarray | None:
+    """The Newton step for a sparse ``W``: the system built in CSR form by the compiled
+    :func:`~contactcp.solvers.cone.kernels.sparse_newton_system` (separating contacts eliminated),
+    factorised by SuperLU; None when the matrix is singular."""
+    rows, indptr, indices, data, rhs, dr = sparse_newton_system(W.indptr, W.indices, W.data, D, rho, phi, d)
+    if rows.size:
+        J = sp.csr_matrix((data, indices, indptr), shape=(rows.size, rows.size)).tocsc()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 step = spla.splu(J).solve(rhs)
         except RuntimeError:
             return None
-    else:
-        forcing = float(min(0.1, np.sqrt(np.linalg.norm(phi))))
-        step = _gmres_step(W, rows, Da, rho_a, eye_minus_D, rhs, d, max(forcing, 1e-12))
-        if step is None:
-            return _lu_step(W, D, rho, phi, d, wabs, single)
-    if not np.all(np.isfinite(step)):
-        return None
-    dr[rows] = step
-    return dr
+        dr[rows] = step
+    return dr if np.all(np.isfinite(dr)) else None
 
 
 def _block_diagonal(B: np.ndarray) -> sp.csr_matrix:

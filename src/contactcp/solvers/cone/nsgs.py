@@ -17,7 +17,7 @@ import numpy as np
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone import scale as homogeneous
-from contactcp.solvers.cone.kernels import desaxce_residual, diagonal_blocks, sweeps
+from contactcp.solvers.cone.nsgs_kernels import nsgs_run
 from contactcp.solvers.registry import Raw, boolean, integer, register, vector
 
 
@@ -60,35 +60,28 @@ def nsgs(
     return raw
 
 
+_NO_INT = np.zeros(0, dtype=np.int32)
+_NO_FLOAT = np.zeros(0)
+_NO_DENSE = np.zeros((0, 0))
+_MESSAGES = ("converged", "no convergence in {} sweeps", "converging too slowly after {} sweeps")
+
+
 def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter, give_up) -> Raw:
-    blocks = diagonal_blocks(W, d)
-    lam = np.abs(np.linalg.eigvalsh(0.5 * (blocks + blocks.transpose(0, 2, 1)))).max(axis=1)
-    rho = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), 1.0)
-    chunk = 1
-    done = 0
-    status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_sweeps} sweeps"
-    history: list[tuple[int, float]] = []
-    qnorm = float(np.linalg.norm(q)) or 1.0
-    while done < max_sweeps:
-        k = min(chunk, max_sweeps - done)
-        sweeps(W, q, mu, r, d, k, local_iter, rho, 1e-14, blocks)
-        done += k
-        # the method's own stopping test (compiled, unscaled by rounding bounds); the registry
-        # certifies the answer with the problem's residual
-        value = desaxce_residual(r, W @ r + q, mu, d) / qnorm
-        if value <= 0.9 * tol:
-            status, msg = Status.SOLVED, "converged"
-            break
-        history.append((done, value))
-        if give_up and _hopeless(history, tol, max_sweeps - done):
-            status, msg = Status.ITERATION_LIMIT, f"converging too slowly after {done} sweeps"
-            break
-        chunk = min(2 * chunk, 16)
-    return Raw(r, status, iterations=done, message=msg, w=W @ r + q)
+    """One compiled call (:func:`~contactcp.solvers.cone.kernels.nsgs_run`): the steps
+    ``rho_i = 1 / lambda_max(W_ii)``, the sweeps in chunks of 1, 2, 4, 8, 16, the method's own stopping
+    test after each chunk (compiled, unscaled by rounding bounds; the registry certifies the answer
+    with the problem's residual) and, with ``give_up``, the rate test of :func:`hopeless`."""
+    storage = (
+        (W.indptr, W.indices, W.data, _NO_DENSE, True) if problem.sparse else (_NO_INT, _NO_INT, _NO_FLOAT, W, False)
+    )
+    code, done, u = nsgs_run(*storage, q, mu, r, d, max_sweeps, local_iter, tol, give_up)
+    status = Status.SOLVED if code == 0 else Status.ITERATION_LIMIT
+    return Raw(r, status, iterations=int(done), message=_MESSAGES[code].format(max_sweeps if code == 1 else done), w=u)
 
 
-def _hopeless(history: list[tuple[int, float]], tol: float, left: int) -> bool:
-    """Whether the rate observed over the last 64 (or more) sweeps cannot reach ``tol`` in ``4 * left`` sweeps."""
+def hopeless(history: list[tuple[int, float]], tol: float, left: int) -> bool:
+    """Whether the rate observed over the last 64 (or more) sweeps cannot reach ``tol`` in ``4 * left`` sweeps
+    (the readable reference of the compiled test in :func:`~contactcp.solvers.cone.kernels.nsgs_run`)."""
     done, value = history[-1]
     past = [(k, v) for k, v in history if k <= done - 64]
     if not past:

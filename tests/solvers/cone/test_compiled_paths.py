@@ -1,0 +1,123 @@
+"""The compiled paths of the friction-cone methods against their readable references: the sparse
+Newton system against the dense Newton matrix, NSGS's compiled rate test against ``hopeless``,
+the compiled NSGS run against sweeps driven from Python, and the problem's compiled ``u`` and
+rounding bound against numpy."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contactcp as ccp
+from contactcp.io.fclib import read_fclib
+from contactcp.problems._coulomb import scaled_velocity
+from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, sparse_newton_system, sweeps
+from contactcp.solvers.cone.newton import default_rho
+from contactcp.solvers.cone.nsgs import hopeless
+from contactcp.solvers.cone.nsgs_kernels import _hopeless, nsgs_run
+from support.paths import DATA
+
+LOCAL = DATA / "fclib" / "local"
+NO_INT = np.zeros(0, dtype=np.int32)
+NO_FLOAT = np.zeros(0)
+NO_DENSE = np.zeros((0, 0))
+
+
+def _newton_matrix(W, D, rho):
+    """``I - D + D rho W`` (dense, every row), the textbook formula."""
+    n_c, d, _ = D.shape
+    blockD = np.zeros((n_c * d, n_c * d))
+    for i in range(n_c):
+        blockD[i * d : (i + 1) * d, i * d : (i + 1) * d] = D[i]
+    return np.eye(n_c * d) - blockD + rho.repeat(d)[:, None] * (blockD @ W)
+
+
+@pytest.mark.parametrize("name", ["OneObject-i1028-138", "Capsules-i125-1213"])
+def test_sparse_newton_system_solves_the_full_newton_system(name):
+    p = read_fclib(LOCAL / f"{name}.hdf5").local.to_problem()
+    rng = np.random.default_rng(3)
+    r = np.abs(rng.standard_normal(p.size))
+    u = p.W @ r + p.q
+    rho = default_rho(p)
+    phi, D = ac_phi_D(r, u, p.mu, rho, 3, True)
+    separated = np.abs(D).reshape(p.n_c, -1).max(axis=1) == 0
+    assert separated.any() and not separated.all()  # both kinds of contact are exercised
+    rows, indptr, indices, data, rhs, dr = sparse_newton_system(p.W.indptr, p.W.indices, p.W.data, D, rho, phi, 3)
+    assert rows.size == 3 * int((~separated).sum())
+    J = sp.csr_matrix((data, indices, indptr), shape=(rows.size, rows.size)).toarray()
+    full = _newton_matrix(p.W.toarray(), D, rho)
+    np.testing.assert_allclose(J, full[np.ix_(rows, rows)], rtol=0, atol=1e-13 * np.abs(full).max())
+    dr[rows] = np.linalg.solve(J, rhs)
+    # the assembled step solves the whole Newton system, eliminated rows included
+    np.testing.assert_allclose(full @ dr, -phi, rtol=0, atol=1e-9 * np.abs(phi).max())
+
+
+histories = st.lists(
+    st.tuples(st.integers(1, 40), st.floats(1e-12, 1e3, allow_nan=False)), min_size=1, max_size=60
+).map(lambda steps: ([int(k) for k in np.cumsum([s for s, _ in steps])], [v for _, v in steps]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(histories, st.floats(1e-12, 1e-4), st.integers(0, 5000))
+def test_compiled_rate_test_is_hopeless(history, tol, left):
+    ks, vs = history
+    expected = hopeless(list(zip(ks, vs)), tol, left)
+    got = _hopeless(np.array(ks, dtype=np.int64), np.array(vs), len(ks), tol, left)
+    assert got == expected
+
+
+def test_hopeless_reads_the_rate_over_64_sweeps():
+    # 1e-2 -> 1e-3 over 64 sweeps: 1e-8 needs 320 more; hopeless with 79 left (4 x 79 = 316), not with 80
+    history = [(10, 1e-2), (74, 1e-3)]
+    assert hopeless(history, 1e-8, 79) and not hopeless(history, 1e-8, 81)
+    assert not hopeless([(10, 1e-2), (73, 1e-9)], 1e-8, 0)  # not yet 64 sweeps apart
+    assert hopeless([(10, 1e-3), (80, 1e-3)], 1e-8, 10**6)  # no decrease
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_compiled_nsgs_run_is_the_chunked_sweeps(sparse):
+    p = read_fclib(LOCAL / "OneObject-i1028-138.hdf5").local.to_problem()
+    W = p.W if sparse else p.W.toarray()
+    r = np.zeros(p.size)
+    args = (W.indptr, W.indices, W.data, NO_DENSE, True) if sparse else (NO_INT, NO_INT, NO_FLOAT, W, False)
+    code, done, u = nsgs_run(*args, p.q, p.mu, r, 3, 31, 10, 1e-30, False)
+    assert (code, done) == (1, 31)  # chunks 1 + 2 + 4 + 8 + 16 = 31 sweeps, no convergence to 1e-30
+    # the same 31 sweeps with steps 1 / lambda_max(W_ii), driven from Python
+    blocks = W.toarray() if sparse else W
+    B = np.array([blocks[3 * i : 3 * i + 3, 3 * i : 3 * i + 3] for i in range(p.n_c)])
+    lam = np.abs(np.linalg.eigvalsh(0.5 * (B + B.transpose(0, 2, 1)))).max(axis=1)
+    ref = np.zeros(p.size)
+    sweeps(W, p.q, p.mu, ref, 3, 31, 10, 1.0 / lam, 1e-14)
+    np.testing.assert_allclose(r, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_allclose(u, p.W @ r + p.q, rtol=0, atol=1e-12 * np.abs(u).max())
+    value = desaxce_residual(r, u, p.mu, 3) / np.linalg.norm(p.q)
+    code, more, _ = nsgs_run(*args, p.q, p.mu, r, 3, 1000, 10, value * 1e-3, True)
+    assert code in (0, 2) and more < 1000  # converged, or handed over by the rate test
+
+
+@pytest.mark.parametrize("k", [0, 7, -5, 600, -600])
+@pytest.mark.parametrize("sparse", [True, False])
+def test_scaled_velocity_is_numpy(sparse, k):
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((9, 9)) * (rng.random((9, 9)) < 0.5)
+    r = rng.standard_normal(9) * 2.0**k
+    q = rng.standard_normal(9) * 2.0**k
+    S = sp.csr_matrix(A)
+    args = (S.indptr, S.indices, S.data, NO_DENSE, True) if sparse else (NO_INT, NO_INT, NO_FLOAT, A, False)
+    u, rs, bound, nq, finite = scaled_velocity(*args, r, q, k)
+    assert finite
+    np.testing.assert_array_equal(rs, np.ldexp(r, -k))  # scaling by a power of two is exact
+    qs = np.ldexp(q, -k)
+    np.testing.assert_allclose(u, A @ rs + qs, rtol=0, atol=1e-14 * (np.abs(A) @ np.abs(rs) + np.abs(qs)).max())
+    np.testing.assert_allclose(bound, np.linalg.norm(np.abs(A) @ np.abs(rs) + np.abs(qs)), rtol=1e-14)
+    np.testing.assert_allclose(nq, np.linalg.norm(qs), rtol=1e-15)
+
+
+def test_scaled_velocity_reports_overflow_and_the_residual_is_infinite():
+    A = np.array([[1e308, 1e308, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    r = np.array([1.0, 1.0, 0.0])
+    *_, finite = scaled_velocity(NO_INT, NO_INT, NO_FLOAT, A, False, r, np.zeros(3), 0)
+    assert not finite
+    p = ccp.FrictionContactProblem(A, [-1.0, 0.0, 0.0], 0.5)
+    assert p.residual(r).value == np.inf
