@@ -48,6 +48,7 @@ __all__ = [
     "__version__",
     "solve",
     "solve_batch",
+    "solve_friction_batch",
     "BatchResult",
     "methods",
     "DEFAULT_TOL",
@@ -77,6 +78,7 @@ __all__ = [
 
 _LAZY = {
     "solve_batch": ("contactcp.solvers.batch", "solve_batch"),
+    "solve_friction_batch": ("contactcp.solvers.friction_batch", "solve_friction_batch"),
     "BatchResult": ("contactcp.solvers.batch", "BatchResult"),
     "warmup": ("contactcp._jit", "warmup"),
 }

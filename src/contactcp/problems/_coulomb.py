@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -114,3 +114,61 @@ def scaled_velocity(indptr, indices, data, W, sparse, r, q, k):
         if not (np.isfinite(acc) and np.isfinite(aacc)):
             finite = False
     return u, rs, np.sqrt(bound2), np.sqrt(q2), finite
+
+
+_EPS = 2.0**-52
+
+
+@njit(cache=True, nogil=True)
+def coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max):
+    """The certified Coulomb measure of :meth:`FrictionContactProblem._certify`, compiled.
+
+    Returns ``(finite, value, nat, cone, dual, comp, nq, k, u)``: the data scaled by ``2^-k`` into range
+    (``k`` from the largest entry of ``q`` and ``r``), ``u = W r + q`` and its rounding bound
+    (:func:`scaled_velocity`), the parts of the natural map (:func:`coulomb_parts`; ``nat``, ``cone``,
+    ``dual``, ``comp``, ``nq`` still scaled by ``2^-k``, ``comp`` by ``2^-2k``), and ``value``, the
+    natural map plus the bound of what rounding can change in it, divided by ``||q||`` (absolute when
+    ``q = 0``, then scaled by ``2^-k`` too), times ``1 + 8 eps``; ``u`` is unscaled.  ``finite`` is
+    False when ``r`` is not finite or ``u`` overflowed (``value`` is then inf)."""
+    n = q.shape[0]
+    big = 0.0
+    for i in range(n):
+        if not np.isfinite(r[i]):
+            return False, np.inf, np.inf, np.inf, np.inf, np.inf, 0.0, 0, np.full(n, np.nan)
+        big = max(big, abs(q[i]), abs(r[i]))
+    k = math.frexp(big)[1] if big > 0.0 else 0
+    us, rs, bound, nq, finite = scaled_velocity(indptr, indices, data, W, sparse, r, q, k)
+    if not finite:
+        for i in range(n):
+            us[i] = math.ldexp(us[i], k)
+        return False, np.inf, np.inf, np.inf, np.inf, np.inf, 0.0, k, us
+    nat, cone, dual, comp, norm_r, norm_u = coulomb_parts(rs, us, mu, d)
+    # an upper bound of what rounding can change: the error of u (a dot product of n terms), times the
+    # Lipschitz constant 1 + mu of the natural map in u, plus the map's own few roundings
+    gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
+    slack = (1.0 + mu_max) * gamma * bound + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
+    value = (nat + slack) / nq if nq > 0.0 else nat + slack
+    for i in range(n):
+        us[i] = math.ldexp(us[i], k)
+    return True, value * (1.0 + 8.0 * _EPS), nat, cone, dual, comp, nq, k, us
+
+
+@njit(cache=True, parallel=True)
+def coulomb_measure_batch(W, q, mu, R, d):
+    """:func:`coulomb_measure` of ``K`` problems with dense ``W[k]`` at once: ``(values, U)`` (``values``
+    scale-free; for ``q[k] = 0`` the absolute value, unscaled)."""
+    K, n = q.shape
+    values = np.empty(K)
+    U = np.empty((K, n))
+    none_i = np.zeros(0, dtype=np.int64)
+    none_f = np.zeros(0)
+    for k in prange(K):
+        mu_max = 0.0
+        for i in range(mu.shape[1]):
+            mu_max = max(mu_max, mu[k, i])
+        finite, value, _, _, _, _, nq, e, u = coulomb_measure(
+            none_i, none_i, none_f, W[k], False, R[k], q[k], mu[k], d, mu_max
+        )
+        values[k] = value if (nq > 0.0 or not finite) else math.ldexp(value, e)
+        U[k] = u
+    return values, U

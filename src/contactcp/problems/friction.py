@@ -32,12 +32,11 @@ import scipy.sparse as sp
 from contactcp._validate import integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
-from contactcp.problems._coulomb import coulomb_parts, scaled_velocity
+from contactcp.problems._coulomb import coulomb_measure
 from contactcp.result import Residual
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
 
-_EPS = float(np.finfo(float).eps)
 _NO_INT = np.zeros(0, dtype=np.int32)
 _NO_FLOAT = np.zeros(0)
 _NO_DENSE = np.zeros((0, 0))
@@ -157,44 +156,28 @@ class FrictionContactProblem(Problem):
         r = np.asarray(x, dtype=float).reshape(-1)
         if r.shape != (self.size,):
             raise InvalidProblemError("r", f"solver returned length {r.size}, expected {self.size}")
-        inf = float("inf")
-        if not np.all(np.isfinite(r)):
-            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), np.full(self.size, np.nan)
         # the problem is positively homogeneous: (r, q) -> (2^-k r, 2^-k q) scales u and the natural map
         # by 2^-k exactly, so the measure is evaluated on data scaled into range (no overflow of the
-        # norms, of u or of |u_T| for huge data; no underflow for tiny data)
-        big = max(float(np.abs(self.q).max(initial=0.0)), float(np.abs(r).max(initial=0.0)))
-        k = math.frexp(big)[1] if big > 0 else 0
-        # u = W 2^-k r + 2^-k q and the norm of |W| |2^-k r| + |2^-k q| (one compiled pass over W)
+        # norms, of u or of |u_T| for huge data; no underflow for tiny data); one compiled call
         W = self.W
         if sp.issparse(W):
-            us, rs, bound, nq, finite = scaled_velocity(W.indptr, W.indices, W.data, _NO_DENSE, True, r, self.q, k)
+            storage = (W.indptr, W.indices, W.data, _NO_DENSE, True)
         else:
-            us, rs, bound, nq, finite = scaled_velocity(_NO_INT, _NO_INT, _NO_FLOAT, W, False, r, self.q, k)
+            storage = (_NO_INT, _NO_INT, _NO_FLOAT, W, False)
+        finite, value, nat, cone, dual, comp, nq, k, u = coulomb_measure(
+            *storage, r, self.q, self.mu, self.dim, self._mu_max
+        )
         if not finite:
-            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), self.W @ r + self.q
-        nat, cone, dual, comp, norm_r, norm_u = coulomb_parts(rs, us, self.mu, self.dim)
-        # an upper bound of what rounding can change: the error of u (a dot product of n terms), times
-        # the Lipschitz constant 1 + mu of the natural map in u, plus the map's own few roundings
-        n = self.size
-        gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
-        mu_max = self._mu_max
-        du = gamma * bound
-        slack = (1.0 + mu_max) * du + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
-        if nq > 0.0:
-            value, scale = (nat + slack) / nq, _ldexp(nq, k)
-        else:  # q = 0: the measure is absolute (r = 0 solves it)
-            value, scale = _ldexp(nat + slack, k), 1.0
-        with np.errstate(over="ignore"):  # a u beyond the float range is inf (and so is the measure)
-            u = np.ldexp(us, k) if k else us
+            inf = math.inf
+            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u
         return Residual(
-            value * (1.0 + 8.0 * _EPS),
+            value if nq > 0.0 else _ldexp(value, k),
             _ldexp(nat, k),
             _ldexp(cone, k),
             _ldexp(dual, k),
             _ldexp(comp, 2 * k),
             0.0,
-            scale,
+            _ldexp(nq, k) if nq > 0.0 else 1.0,
         ), u
 
     def __repr__(self) -> str:

@@ -428,16 +428,26 @@ def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]
     return certify(problem, raw, tol, spec.name, time.perf_counter() - t0)
 
 
-_CHAIN_OF: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
+_CHAIN_OF: dict[type, tuple[tuple[tuple[str, dict[str, Any]], ...], Callable | None, Callable | None]] = {}
+
+
+def _chain_entry(problem_type: type) -> tuple[tuple[tuple[str, dict[str, Any]], ...], Callable | None, Callable | None]:
+    """``(steps, finish, warm)`` declared for a problem type (steps unfiltered; cached per type)."""
+    entry = _CHAIN_OF.get(problem_type)
+    if entry is None:
+        mro = problem_type.__mro__
+        entry = (
+            next((_CHAINS[t] for t in mro if t in _CHAINS), ()),
+            next((_FINISHERS[t] for t in mro if t in _FINISHERS), None),
+            next((_WARM[t] for t in mro if t in _WARM), None),
+        )
+        _CHAIN_OF[problem_type] = entry
+    return entry
 
 
 def _chain_of(problem_type: type) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """The declared chain of a problem type (unfiltered; cached per type)."""
-    steps = _CHAIN_OF.get(problem_type)
-    if steps is None:
-        steps = next((_CHAINS[t] for t in problem_type.__mro__ if t in _CHAINS), ())
-        _CHAIN_OF[problem_type] = steps
-    return steps
+    """The declared chain of a problem type (unfiltered)."""
+    return _chain_entry(problem_type)[0]
 
 
 def _step_spec(problem: Problem, name: str) -> MethodSpec | None:
@@ -451,8 +461,7 @@ def _solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], 
     skipped (:func:`default_chain` lists the others)."""
     t0 = time.perf_counter()
     tried: list[Result] = []
-    finish = next((_FINISHERS[t] for t in type(problem).__mro__ if t in _FINISHERS), None)
-    warm = next((_WARM[t] for t in type(problem).__mro__ if t in _WARM), None)
+    _, finish, warm = _chain_entry(type(problem))
     for name, opts in chain:
         spec = _step_spec(problem, name)
         if spec is None:

@@ -10,7 +10,7 @@ rate test's readable reference is :func:`contactcp.solvers.cone.nsgs.hopeless`, 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from contactcp.solvers.cone.kernels import (
     _csr_diagonal_blocks,
@@ -129,3 +129,21 @@ def _hopeless(hist_k, hist_v, nh, tol, left):
         return value >= v0
     rate = np.log(value / v0) / (done - k0)
     return np.log(tol / value) / rate > 4 * left
+
+
+@njit(cache=True, parallel=True)
+def nsgs_batch(W, q, mu, R, d, max_sweeps, local_iter, tol):
+    """:func:`nsgs_run` on ``K`` problems with dense ``W[k]`` (``R[k]`` updated in place), in parallel over
+    ``k``: ``(codes, sweeps)``."""
+    K = q.shape[0]
+    codes = np.empty(K, dtype=np.int64)
+    done = np.empty(K, dtype=np.int64)
+    none_i = np.zeros(0, dtype=np.int64)
+    none_f = np.zeros(0)
+    for k in prange(K):
+        c, s, _ = nsgs_run(
+            none_i, none_i, none_f, W[k], False, q[k], mu[k], R[k], d, max_sweeps, local_iter, tol, False
+        )
+        codes[k] = c
+        done[k] = s
+    return codes, done
