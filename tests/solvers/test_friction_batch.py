@@ -43,7 +43,9 @@ def test_batch_agrees_with_single_solves_and_its_residual_is_the_problems():
     assert b.success.all()
     for k in range(len(b)):
         p = ccp.FrictionContactProblem(W[k], q[k], mu[k])
-        assert b.residual[k] == p.residual(b.x[k]).value <= 1e-9
+        # the same compiled measure, called from the parallel kernel and alone: equal up to rounding
+        assert b.residual[k] <= 1e-9
+        assert b.residual[k] == pytest.approx(p.residual(b.x[k]).value, rel=1e-12)
         # the test's own Coulomb measure, independent of the package
         assert coulomb_error(W[k], q[k], mu[k], b.x[k]) <= 1e-8
         single = ccp.solve(p, tol=1e-9)
@@ -81,6 +83,8 @@ def test_shared_mu_and_planar_problems():
         (dict(W=np.eye(3), q=np.ones((1, 3)), mu=-0.1), "mu[0]"),
         (dict(W=np.eye(3), q=np.ones((2, 3)), mu=np.ones((3, 1))), "mu"),
         (dict(W=np.eye(3), q=np.ones(3), mu=0.5), "q"),  # not 2-D
+        (dict(W=np.eye(3), q=np.ones((1, 3)), mu=["a"]), "mu"),  # not numbers
+        (dict(W=np.eye(3), q=np.ones((1, 3)), mu=[np.nan]), "mu"),
     ],
 )
 def test_bad_input_names_the_field(kwargs, field):

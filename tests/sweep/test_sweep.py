@@ -273,45 +273,44 @@ def test_script_read_from_stdin_runs_in_process():
     assert out.stdout.split() == ["12", "serial"]
 
 
-def test_script_without_a_main_guard_works(tmp_path):
-    """A script that calls sweep at its top level, unguarded, on work that pays for workers: the
-    sweep runs once (threads, not processes that would run the script again) and prints once."""
+def _run_script(path, body):
+    """Run a script (the sweep imports, then ``body``) as ``python path``; it must exit 0."""
     import subprocess
     import sys
 
-    script = tmp_path / "unguarded.py"
-    script.write_text(
+    head = (
         "import functools\n"
         "import numpy as np\n"
         "from contactcp.sweep import grid, sweep\n"
         "from contactcp.sweep.demo import demo_slow\n"
+    )
+    path.write_text(head + body)
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=path.parent)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
+def test_script_without_a_main_guard_works(tmp_path):
+    """A script that calls sweep at its top level, unguarded, on work that pays for workers: the
+    sweep runs once (threads, not processes that would run the script again) and prints once."""
+    out = _run_script(
+        tmp_path / "unguarded.py",
         "print('start')\n"
         "fn = functools.partial(demo_slow, 0.4)\n"
         "pts = grid(x=np.arange(8.0), y=np.arange(2.0))\n"
         "t = sweep(fn, pts, batched=True, chunk_size=2, workers=2, progress=False)\n"
-        "print(len(t), t.meta['plan'], float(t['s'].sum()))\n"
+        "print(len(t), t.meta['plan'], float(t['s'].sum()))\n",
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["start", "16", "threads", "64.0"]
 
 
 def test_guarded_script_gets_worker_processes(tmp_path):
-    import subprocess
-    import sys
-
-    script = tmp_path / "guarded.py"
-    script.write_text(
-        "import functools\n"
-        "import numpy as np\n"
-        "from contactcp.sweep import grid, sweep\n"
-        "from contactcp.sweep.demo import demo_slow\n"
+    out = _run_script(
+        tmp_path / "guarded.py",
         "if __name__ == '__main__':\n"
         "    fn = functools.partial(demo_slow, 0.4)\n"
         "    t = sweep(fn, grid(x=np.arange(8.0), y=np.arange(2.0)), batched=True, chunk_size=2, workers=2,\n"
         "              progress=False)\n"
-        "    print(len(t), t.meta['plan'])\n"
+        "    print(len(t), t.meta['plan'])\n",
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["16", "processes"]

@@ -99,8 +99,7 @@ def solve_batch(
     """
     if method != "lemke":
         raise UnknownMethodError(str(method), "batch of LCPs", ["lemke"])
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
-        raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
+    _check_tol(tol)
     q = _array(q, "q", 2)
     Kp, n = q.shape
     M = _array(M, "M", None)
@@ -117,16 +116,15 @@ def solve_batch(
         raise InvalidOptionError("d", f"must be a positive finite vector of length {n}")
     if max_iter is None:
         max_iter = max(1000, 50 * n)
-    elif isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise InvalidOptionError("max_iter", f"must be a positive integer, got {max_iter!r}")
+    else:
+        _check_count(max_iter, "max_iter")
     if (
         isinstance(piv_tol, (bool, np.bool_))
         or not isinstance(piv_tol, (int, float, np.integer, np.floating))
         or not 0 < piv_tol < 1
     ):
         raise InvalidOptionError("piv_tol", f"must be a number in (0, 1), got {piv_tol!r}")
-    if isinstance(check_every, (bool, np.bool_)) or not isinstance(check_every, (int, np.integer)) or check_every < 1:
-        raise InvalidOptionError("check_every", f"must be a positive integer, got {check_every!r}")
+    _check_count(check_every, "check_every")
     t0 = time.perf_counter()
     Z, ZH, codes, pivots = K.lemke_batch_core(M, q, dv, max_iter, float(piv_tol), bool(lexicographic), int(check_every))
     W, values, needs = lcp_residual_batch(M, q, Z)
@@ -189,3 +187,13 @@ def _array(value: Any, field: str, ndim: int | None) -> np.ndarray:
     if not _all_finite(arr.reshape(-1)):
         raise InvalidProblemError(field, "contains NaN or inf")
     return arr
+
+
+def _check_tol(tol: Any) -> None:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
+        raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
+
+
+def _check_count(value: Any, name: str) -> None:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidOptionError(name, f"must be a positive integer, got {value!r}")

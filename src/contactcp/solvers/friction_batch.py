@@ -10,26 +10,23 @@ A problem NSGS does not solve goes through the single-problem default chain.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
 import numpy as np
 
-from contactcp._validate import integer
-from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp._validate import integer, real_array
+from contactcp.errors import InvalidProblemError
 from contactcp.problems import FrictionContactProblem
 from contactcp.problems._coulomb import coulomb_measure_batch
 from contactcp.problems.friction import friction_coefficients
 from contactcp.result import Status
 from contactcp.settings import DEFAULT_TOL
-from contactcp.solvers.batch import BatchResult, _array
+from contactcp.solvers.batch import _STATUS_LIST, BatchResult, _array, _check_count, _check_tol
 from contactcp.solvers.cone.nsgs_kernels import nsgs_batch
 from contactcp.solvers.registry import solve
 
 __all__ = ["solve_friction_batch"]
-
-_STATUS_LIST = list(Status)
 
 
 def solve_friction_batch(
@@ -49,11 +46,9 @@ def solve_friction_batch(
     dim : 3 (spatial) or 2 (planar)
     max_sweeps : NSGS sweeps per problem before it goes to the default chain
     """
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
-        raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
+    _check_tol(tol)
     d = integer(dim, "dim", choices=(2, 3))
-    if isinstance(max_sweeps, (bool, np.bool_)) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 1:
-        raise InvalidOptionError("max_sweeps", f"must be a positive integer, got {max_sweeps!r}")
+    _check_count(max_sweeps, "max_sweeps")
     q = _array(q, "q", 2)
     Kp, m = q.shape
     if m % d:
@@ -65,8 +60,8 @@ def solve_friction_batch(
     if W.ndim != 3 or W.shape != (Kp, m, m):
         raise InvalidProblemError("W", f"must have shape ({Kp}, {m}, {m}) or ({m}, {m}) to match q, got {W.shape}")
     W = np.ascontiguousarray(W)
-    mu_arr = np.asarray(mu, dtype=float) if not isinstance(mu, (str, bytes)) else mu
-    if isinstance(mu_arr, np.ndarray) and mu_arr.ndim == 2:
+    mu_arr = real_array(mu, "mu")
+    if mu_arr.ndim == 2:
         if mu_arr.shape != (Kp, n_c):
             raise InvalidProblemError("mu", f"must have shape ({Kp}, {n_c}), got {mu_arr.shape}")
         MU = np.ascontiguousarray([friction_coefficients(row, n_c) for row in mu_arr])

@@ -222,15 +222,6 @@ def _sparse_step(W: sp.csr_matrix, phi: np.ndarray, D: np.ndarray, rho: np.ndarr
     return dr if np.all(np.isfinite(dr)) else None
 
 
-def _block_diagonal(B: np.ndarray) -> sp.csr_matrix:
-    """The block-diagonal CSR matrix of the ``(n, d, d)`` blocks ``B``, built from its arrays directly
-    (scipy's ``block_diag`` over a list of blocks builds one small matrix per block)."""
-    n, d, _ = B.shape
-    cols = (np.arange(n)[:, None, None] * d + np.arange(d)[None, None, :]).repeat(d, axis=1)
-    indptr = np.arange(n * d + 1) * d
-    return sp.csr_matrix((B.reshape(-1), cols.reshape(-1), indptr), shape=(n * d, n * d))
-
-
 SINGLE_ABOVE = 96
 
 

@@ -12,6 +12,8 @@ The answer is certified by the problem's own residual.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from contactcp.problems import FrictionContactProblem
@@ -89,5 +91,5 @@ def hopeless(history: list[tuple[int, float]], tol: float, left: int) -> bool:
     k0, v0 = past[-1]
     if not (0 < value < v0):
         return value >= v0
-    rate = np.log(value / v0) / (done - k0)  # log decrease per sweep (< 0)
-    return bool(np.log(tol / value) / rate > 4 * left)
+    rate = math.log(value / v0) / (done - k0)  # log decrease per sweep (< 0)
+    return math.log(tol / value) / rate > 4 * left
