@@ -13,6 +13,7 @@ parser; :mod:`contactcp.models.scene.load`) and ``.json``::
      "fixed":   [{"name": "floor", "shape": SHAPE, "pose": POSE, "friction": 0.5}],
      "gravity": [0, 0, -9.81],
      "friction": {"default": 1.0, "geometries": {"name": 0.5}, "pairs": [["body_a", "body_b", 0.3]]},
+     "restitution": {"default": 0.0, "pairs": [["body_a", "body_b", 0.9]]},
      "exclude": [["body_a", "body_b"]],
      "margin": 0.001}
 
@@ -20,7 +21,8 @@ Every key is optional (a scene needs at least one geometry).  ``SHAPE`` is a sha
 (:mod:`contactcp.models.scene.shapes`), ``POSE`` a placement (:func:`contactcp.models.scene.pose`).
 ``force`` and ``torque`` are applied to an object (world frame, the torque about the object's
 origin), besides its weight.  ``gravity_compensation`` adds the efforts that hold the robot still
-against gravity to the given ones.  ``margin`` is the detection margin the CLI uses (m).
+against gravity to the given ones.  ``restitution`` gives Newton's coefficients of restitution
+(in ``[0, 1]``) for the time stepper.  ``margin`` is the detection margin the CLI uses (m).
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from typing import Any
 from contactcp._files import read_json
 from contactcp._validate import number
 from contactcp.errors import InvalidProblemError
-from contactcp.models.scene import DEFAULT_MARGIN, Scene, friction_coefficient, scene_from_mjcf, scene_from_urdf
+from contactcp.models.scene import (
+    DEFAULT_MARGIN,
+    Scene,
+    friction_coefficient,
+    restitution_coefficient,
+    scene_from_mjcf,
+    scene_from_urdf,
+)
 
 __all__ = ["load_scene", "scene_from_dict", "example_scene", "SCENE_SUFFIXES", "EXAMPLE_SCENES"]
 
@@ -40,7 +49,7 @@ EXAMPLE_SCENES = Path(__file__).resolve().parents[1] / "data" / "scenes"
 
 SCENE_SUFFIXES = (".urdf", ".xml", ".mjcf", ".json")
 
-_TOP = {"robot", "objects", "fixed", "gravity", "friction", "exclude", "margin"}
+_TOP = {"robot", "objects", "fixed", "gravity", "friction", "restitution", "exclude", "margin"}
 _ROBOT = {"urdf", "mjcf", "package_dirs", "floating", "base", "joints", "gravity_compensation"}
 _OBJECT = {"name", "shape", "mass", "pose", "v", "omega", "friction", "force", "torque"}
 _FIXED = {"name", "shape", "pose", "friction"}
@@ -158,6 +167,7 @@ def scene_from_dict(d: Any, folder: str | Path = ".") -> Scene:
     if "robot" in d:
         _joints(scene, d["robot"])
     _friction(scene, _keys(d.get("friction", {}), {"default", "geometries", "pairs"}, "friction"))
+    _restitution(scene, _keys(d.get("restitution", {}), {"default", "pairs"}, "restitution"))
     for i, pair in enumerate(_list(d, "exclude")):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
             raise InvalidProblemError(f"exclude[{i}]", 'must be two body names ["a", "b"]')
@@ -198,6 +208,16 @@ def _friction(scene: Scene, f: dict) -> None:
             raise InvalidProblemError(f"friction.pairs[{i}]", 'must be ["body_a", "body_b", mu]')
         _known(scene, p[:2], f"friction.pairs[{i}]")
         scene.pair_friction[frozenset(p[:2])] = friction_coefficient(p[2], f"friction.pairs[{i}]")
+
+
+def _restitution(scene: Scene, r: dict) -> None:
+    if "default" in r:
+        scene.default_restitution = restitution_coefficient(r["default"], "restitution.default")
+    for i, p in enumerate(_list(r, "pairs")):
+        if not (isinstance(p, list) and len(p) == 3 and all(isinstance(x, str) for x in p[:2])):
+            raise InvalidProblemError(f"restitution.pairs[{i}]", 'must be ["body_a", "body_b", e]')
+        _known(scene, p[:2], f"restitution.pairs[{i}]")
+        scene.pair_restitution[frozenset(p[:2])] = restitution_coefficient(p[2], f"restitution.pairs[{i}]")
 
 
 def example_scene(name: str) -> Path:

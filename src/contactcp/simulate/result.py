@@ -64,6 +64,10 @@ class PipelineResult:
         r = self.result.residual
         return None if r is None else float(r.value)
 
+    @property
+    def message(self) -> str:
+        return self.result.message
+
     def to_dict(self) -> dict[str, Any]:
         r = self.result
         out = {
@@ -81,14 +85,14 @@ class PipelineResult:
     def summary(self) -> str:
         facts = ", ".join(f"{k} {_fmt(v)}" for k, v in self._facts().items())
         head = f"{type(self).__name__}: {self.status.name} by {self.method}" + (f" ({facts})" if facts else "")
-        return "\n".join([head, f"  {self.result.message}"] + self._details())
+        return "\n".join([head, f"  {self.message}"] + self._details())
 
     def __repr__(self) -> str:
         facts = "".join(f", {k}={_fmt(v)}" for k, v in self._facts().items())
         return f"{type(self).__name__}(status={self.status.name}, method={self.method!r}{facts})"
 
     def _repr_html_(self) -> str:
-        rows = [("status", self.status.name), ("method", self.method), ("message", self.result.message)]
+        rows = [("status", self.status.name), ("method", self.method), ("message", self.message)]
         rows += [(k, _fmt(v)) for k, v in self._facts().items()]
         body = "".join(
             f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"

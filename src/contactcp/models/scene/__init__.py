@@ -7,15 +7,23 @@ a state), :func:`detect` (coal: contact points, normals, gaps and patches), :fun
 """
 
 from contactcp.models.scene.detect import DEFAULT_MARGIN, SceneContact, collision_pairs, detect
-from contactcp.models.scene.dynamics import DEFAULT_SLIDING_TOL, scene_dynamics
+from contactcp.models.scene.dynamics import DEFAULT_SLIDING_TOL, contact_jacobian, scene_dynamics
 from contactcp.models.scene.load import scene_from_mjcf, scene_from_urdf
-from contactcp.models.scene.scene import DEFAULT_FRICTION, WORLD, Scene, friction_coefficient, pose
+from contactcp.models.scene.scene import (
+    DEFAULT_FRICTION,
+    WORLD,
+    Scene,
+    friction_coefficient,
+    pose,
+    restitution_coefficient,
+)
 from contactcp.models.scene.shapes import SHAPES, make_shape, solid_inertia
 
 __all__ = [
     "Scene",
     "pose",
     "friction_coefficient",
+    "restitution_coefficient",
     "WORLD",
     "DEFAULT_FRICTION",
     "SHAPES",
@@ -26,6 +34,7 @@ __all__ = [
     "collision_pairs",
     "DEFAULT_MARGIN",
     "scene_dynamics",
+    "contact_jacobian",
     "DEFAULT_SLIDING_TOL",
     "scene_from_urdf",
     "scene_from_mjcf",

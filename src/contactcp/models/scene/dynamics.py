@@ -26,7 +26,7 @@ from contactcp.models.scene.detect import SceneContact
 from contactcp.models.scene.scene import Scene
 from contactcp.models.system import ContactDynamics, check_size
 
-__all__ = ["scene_dynamics", "DEFAULT_SLIDING_TOL"]
+__all__ = ["scene_dynamics", "contact_jacobian", "DEFAULT_SLIDING_TOL"]
 
 #: relative tangential speed (m/s) above which a contact counts as sliding
 DEFAULT_SLIDING_TOL = 1e-6
@@ -36,6 +36,33 @@ def _weak_joints(scene: Scene, M: np.ndarray) -> str:
     """Why a mass matrix is singular, when joints move no mass."""
     weak = [j.name for j in scene.joints if np.abs(M[j.v, j.v]).max(initial=0.0) <= 1e-12]
     return f": joint(s) {weak} move no mass (give the links inertia, or armature)" if weak else ""
+
+
+def contact_jacobian(
+    scene: Scene, contacts: list[SceneContact], accelerations: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(H, k)`` at the scene's ``(q, v)``: ``H`` (``nv x 3 n_c``) maps ``v`` to the contact-frame
+    relative velocities ``u = H^T v`` of the first bodies, ``k`` their classical accelerations at zero
+    ``dv/dt`` (zeros unless ``accelerations``)."""
+    model, data = scene.model, scene._data
+    nv, nc = model.nv, len(contacts)
+    if accelerations:
+        pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
+    else:
+        pin.forwardKinematics(model, data, scene.q)
+    pin.computeJointJacobians(model, data)
+    H = np.zeros((nv, 3 * nc))
+    k = np.zeros(3 * nc)
+    nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
+    for j, c in enumerate(contacts):
+        C = c.frame
+        ji, jk = (scene.collision.geometryObjects[g].parentJoint for g in c.geometries)
+        J1, a1 = point_terms(model, data, ji, c.point) if ji else nothing
+        J2, a2 = point_terms(model, data, jk, c.point) if jk else nothing
+        H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
+        if accelerations:
+            k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
+    return H, k
 
 
 def scene_dynamics(
@@ -51,18 +78,7 @@ def scene_dynamics(
     model, data = scene.model, scene._data
     nv, nc = model.nv, len(contacts)
     check_size(nv, nc, 3, "contacts", f"a scene of {nc} contacts and {nv} degrees of freedom")
-    pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
-    pin.computeJointJacobians(model, data)
-    H = np.zeros((nv, 3 * nc))
-    k = np.zeros(3 * nc)
-    nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
-    for j, c in enumerate(contacts):
-        C = c.frame
-        ji, jk = (scene.collision.geometryObjects[g].parentJoint for g in c.geometries)
-        J1, a1 = point_terms(model, data, ji, c.point) if ji else nothing
-        J2, a2 = point_terms(model, data, jk, c.point) if jk else nothing
-        H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
-        k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
+    H, k = contact_jacobian(scene, contacts, accelerations=True)
     f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, scene.q, scene.v))
     M = mass_matrix(model, data, scene.q)
     u = (H.T @ scene.v).reshape(nc, 3)

@@ -23,7 +23,7 @@ from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.models.scene.shapes import make_shape, solid_inertia
 
-__all__ = ["Scene", "pose", "friction_coefficient", "DEFAULT_FRICTION", "WORLD"]
+__all__ = ["Scene", "pose", "friction_coefficient", "restitution_coefficient", "DEFAULT_FRICTION", "WORLD"]
 
 #: sliding friction of a geometry that names none (MuJoCo's default)
 DEFAULT_FRICTION = 1.0
@@ -70,6 +70,14 @@ def pose(value: Any, where: str = "pose") -> pin.SE3:
     return pin.SE3(np.array(R), p.copy())
 
 
+def restitution_coefficient(value: Any, where: str) -> float:
+    """A coefficient of restitution: a number in ``[0, 1]`` (InvalidProblemError naming ``where``)."""
+    e = number(value, where)
+    if not 0.0 <= e <= 1.0:
+        raise InvalidProblemError(where, f"coefficient of restitution must be in [0, 1], got {value!r}")
+    return e
+
+
 def friction_coefficient(value: Any, where: str) -> float:
     """A friction coefficient: a finite number >= 0 (InvalidProblemError naming ``where``)."""
     mu = number(value, where)
@@ -108,6 +116,11 @@ class Scene:
         self.default_friction: float = DEFAULT_FRICTION
         #: friction of a pair of bodies, overriding the geometries' rule: ``{frozenset((a, b)): mu}``
         self.pair_friction: dict[frozenset, float] = {}
+        #: coefficient of restitution (Newton's impact law) of a pair of bodies: ``{frozenset((a, b)): e}``
+        self.pair_restitution: dict[frozenset, float] = {}
+        #: restitution of a pair missing from :attr:`pair_restitution` (None: not set, the time stepper's
+        #: ``restitution`` argument or 0 applies)
+        self.default_restitution: float | None = None
         #: pairs of bodies never checked for contact (besides a body and its parent or child)
         self.excluded: set[frozenset] = set()
         #: applied wrenches on free bodies, world frame: ``{body: (force, torque about the body origin)}``
@@ -185,6 +198,14 @@ class Scene:
     def bodies(self) -> list[str]:
         """The names of the bodies that carry geometry."""
         return sorted({self.body_of(i) for i in range(self.collision.ngeoms)})
+
+    def restitution(self, bodies: tuple[str, str], default: float = 0.0) -> float:
+        """The coefficient of restitution of a pair of bodies: the pair's own, else the scene's
+        default, else ``default``."""
+        e = self.pair_restitution.get(frozenset(bodies))
+        if e is None:
+            e = self.default_restitution
+        return default if e is None else e
 
     def geometry_friction(self, geometry_index: int) -> float:
         return self.friction.get(self.collision.geometryObjects[geometry_index].name, self.default_friction)

@@ -1,0 +1,237 @@
+"""What the time stepper advances: a mechanical system's mass, forces and contacts at a state.
+
+A system gives, at time ``t`` and state ``(q, v)``:
+
+* ``M(q)`` (symmetric positive definite) and ``f(t, q, v)``, the generalised forces besides the
+  contacts (:meth:`dynamics`);
+* its contacts (:meth:`contacts`, a :class:`StepContacts`): for each a key that names the same
+  contact from one step to the next, the gap ``g_j``, the columns ``H_j`` that map ``v`` to the
+  contact-frame relative velocity ``u_j = H_j^T v`` (normal first), ``mu_j`` and Newton's
+  coefficient of restitution ``e_j``;
+* :meth:`integrate` (the configuration reached from ``q`` along a velocity increment: a Lie-group
+  step for free bodies), :meth:`energy` (kinetic plus gravitational potential) and the world poses
+  of its bodies (:meth:`poses`) for the trajectory.
+
+:class:`SceneSystem` is a :class:`~contactcp.models.scene.Scene` (pinocchio's CRBA and RNEA, coal's
+contact detection, three-dimensional contacts with Coulomb friction); :class:`LinearSystem` is a
+linear time-invariant system with frictionless linear constraints ``y = H^T q + b`` (Siconos'
+``LagrangianLinearTIDS`` with a ``LagrangianLinearTIR``), the model of the bouncing-ball reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+
+from contactcp._validate import matrix, number, vector
+from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.models.manipulator import mass_matrix
+from contactcp.models.scene.detect import DEFAULT_MARGIN, detect
+from contactcp.models.scene.dynamics import contact_jacobian
+from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
+
+__all__ = ["StepContacts", "SceneSystem", "LinearSystem", "Efforts"]
+
+#: joint efforts: an array (nv), or a callable ``(t, q, v) -> array``
+Efforts = Any
+
+
+@dataclass
+class StepContacts:
+    """The contacts of a system at one state (``dim`` = 3: normal and two tangents; 1: normal only)."""
+
+    keys: list[str]
+    bodies: list[tuple[str, str]]
+    points: np.ndarray  # (n_c, 3) world; zeros for a LinearSystem
+    frames: np.ndarray  # (n_c, 3, 3) columns n, t, o (world); identity for a LinearSystem
+    gap: np.ndarray  # (n_c,)
+    H: np.ndarray  # (nv, dim * n_c)
+    mu: np.ndarray  # (n_c,)
+    e: np.ndarray  # (n_c,)
+    dim: int
+
+    @property
+    def n(self) -> int:
+        return len(self.keys)
+
+
+def _efforts(efforts: Efforts, nv: int) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None:
+    if efforts is None:
+        return None
+    if callable(efforts):
+        return efforts
+    tau = np.asarray(vector(efforts, "efforts", nv))
+    return lambda t, q, v: tau
+
+
+class SceneSystem:
+    """A scene for the time stepper (see the module docstring).
+
+    ``efforts`` replace the scene's ``tau`` when given: an array, or a callable ``(t, q, v) -> tau``
+    (PD control, trajectories; :func:`pd_efforts`).  ``restitution`` is the coefficient of pairs
+    the scene sets none for.  Contacts are detected within ``margin`` plus the distance the scene's
+    fastest point can cover in a step (so that a contact is found before it closes).
+    """
+
+    dim = 3
+
+    def __init__(self, scene: Scene, margin: float = DEFAULT_MARGIN, restitution: float = 0.0, efforts: Efforts = None):
+        if not isinstance(scene, Scene):
+            raise InvalidProblemError("scene", f"must be a contactcp Scene, got {type(scene).__name__}")
+        scene.check_state()
+        self.scene = scene
+        self.margin = number(margin, "margin")
+        if not self.margin >= 0:
+            raise InvalidOptionError("margin", f"must be >= 0 (metres), got {margin!r}")
+        self.restitution = restitution_coefficient(restitution, "restitution")
+        model = scene.model
+        self.nq, self.nv = model.nq, model.nv
+        self._efforts = _efforts(efforts, self.nv)
+        self._free = [j.v for j in scene.joints if j.free]
+        self.body_names = [b for b in scene.bodies if b != WORLD]
+        self._frames = [model.getFrameId(b) for b in self.body_names]
+        gm = scene.collision
+        self._radius = np.array([_radius(g.geometry) for g in gm.geometryObjects])
+        self._gjoint = [int(g.parentJoint) for g in gm.geometryObjects]
+
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.scene.q.copy(), self.scene.v.copy()
+
+    def _set(self, q: np.ndarray, v: np.ndarray) -> None:
+        self.scene.q, self.scene.v = q, v
+
+    def dynamics(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(M(q), f)`` with ``f = tau(t, q, v) + applied wrenches - nle(q, v)``."""
+        scene = self.scene
+        self._set(q, v)
+        if self._efforts is not None:
+            tau = np.asarray(vector(self._efforts(t, q.copy(), v.copy()), "efforts", self.nv), dtype=float)
+            for s in self._free:
+                if np.abs(tau[s]).max(initial=0.0) > 0:
+                    raise InvalidProblemError("efforts", "a free body takes no joint effort (set a wrench instead)")
+            scene.tau = tau
+        model, data = scene.model, scene._data
+        f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, q, v))
+        return mass_matrix(model, data, q), f
+
+    def _speed(self, q: np.ndarray, v: np.ndarray) -> float:
+        """An upper bound of the speed of any point of any geometry (m/s)."""
+        model, data = self.scene.model, self.scene._data
+        pin.forwardKinematics(model, data, q, v)
+        best = 0.0
+        for g, j in enumerate(self._gjoint):
+            if j:
+                m = data.v[j]  # joint frame, local axes: |v(p)| <= |v| + |w| |p - o|
+                reach = float(np.linalg.norm(self.scene.collision.geometryObjects[g].placement.translation))
+                s = np.linalg.norm(m.linear) + np.linalg.norm(m.angular) * (reach + self._radius[g])
+                best = max(best, float(s))
+        return best
+
+    def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
+        self._set(q, v)
+        found = detect(self.scene, self.margin + 2.0 * h * self._speed(q, v))
+        n = len(found)
+        H = contact_jacobian(self.scene, found)[0] if n else np.zeros((self.nv, 0))
+        scene = self.scene
+        return StepContacts(
+            keys=[c.name for c in found],
+            bodies=[c.bodies for c in found],
+            points=np.array([c.point for c in found]).reshape(n, 3),
+            frames=np.array([c.frame for c in found]).reshape(n, 3, 3),
+            gap=np.array([c.gap for c in found], dtype=float),
+            H=H,
+            mu=np.array([c.mu for c in found], dtype=float),
+            e=np.array([scene.restitution(c.bodies, self.restitution) for c in found], dtype=float),
+            dim=3,
+        )
+
+    def integrate(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        return np.asarray(pin.integrate(self.scene.model, q, dq))
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> float:
+        model, data = self.scene.model, self.scene._data
+        kinetic = pin.computeKineticEnergy(model, data, q, v)
+        return float(kinetic + pin.computePotentialEnergy(model, data, q))
+
+    def poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World positions ``(nb, 3)`` and quaternions ``(nb, 4: w, x, y, z)`` of the body frames."""
+        model, data = self.scene.model, self.scene._data
+        pin.framesForwardKinematics(model, data, q)
+        pos = np.zeros((len(self._frames), 3))
+        quat = np.zeros((len(self._frames), 4))
+        for i, f in enumerate(self._frames):
+            M = data.oMf[f]
+            pos[i] = M.translation
+            x, y, z, w = pin.Quaternion(M.rotation).coeffs()
+            quat[i] = (w, x, y, z)
+        return pos, quat
+
+
+def _radius(geometry: Any) -> float:
+    geometry.computeLocalAABB()
+    r = float(geometry.aabb_radius)
+    return r if np.isfinite(r) else 0.0
+
+
+class LinearSystem:
+    """``M dv/dt = f(t)`` with frictionless constraints ``y = H^T q + b >= 0`` (module docstring).
+
+    ``M`` (n x n, symmetric positive definite), ``f`` an array (n) or a callable ``t -> f``, ``H``
+    (n x m), ``b`` (m), ``e`` one coefficient of restitution or one per constraint, ``q0``, ``v0``
+    the initial state.  The potential energy is ``-f . q`` (constant forces).
+    """
+
+    dim = 1
+    body_names: list[str] = []
+
+    def __init__(self, M: Any, f: Any, H: Any, q0: Any, v0: Any = None, b: Any = None, e: Any = 0.0):
+        self.M = np.array(matrix(M, "M"), dtype=float)
+        n = self.M.shape[0]
+        if self.M.shape != (n, n) or np.abs(self.M - self.M.T).max() > 0:
+            raise InvalidProblemError("M", "must be a symmetric square matrix")
+        try:
+            np.linalg.cholesky(self.M)
+        except np.linalg.LinAlgError:
+            raise InvalidProblemError("M", "must be positive definite (a singular mass matrix)") from None
+        self.nq = self.nv = n
+        self._f = f if callable(f) else (lambda t, _f=np.asarray(vector(f, "f", n)): _f)
+        self.H = np.array(matrix(H, "H"), dtype=float).reshape(n, -1)
+        m = self.H.shape[1]
+        self.b = np.zeros(m) if b is None else np.asarray(vector(b, "b", m), dtype=float)
+        e = np.broadcast_to(np.asarray(e, dtype=float), (m,)) if np.ndim(e) == 0 else np.asarray(vector(e, "e", m))
+        self.e = np.array([restitution_coefficient(x, f"e[{i}]") for i, x in enumerate(e)])
+        self.q0 = np.asarray(vector(q0, "q0", n), dtype=float).copy()
+        self.v0 = np.zeros(n) if v0 is None else np.asarray(vector(v0, "v0", n), dtype=float).copy()
+
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.q0.copy(), self.v0.copy()
+
+    def dynamics(self, t: float, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.M, np.asarray(vector(self._f(t), "f", self.nv), dtype=float)
+
+    def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
+        m = self.H.shape[1]
+        return StepContacts(
+            keys=[f"y{i}" for i in range(m)],
+            bodies=[("system", WORLD)] * m,
+            points=np.zeros((m, 3)),
+            frames=np.broadcast_to(np.eye(3), (m, 3, 3)).copy(),
+            gap=self.H.T @ q + self.b,
+            H=self.H,
+            mu=np.zeros(m),
+            e=self.e,
+            dim=1,
+        )
+
+    def integrate(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        return q + dq
+
+    def energy(self, q: np.ndarray, v: np.ndarray) -> float:
+        return float(0.5 * v @ self.M @ v - self._f(0.0) @ q)
+
+    def poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((0, 3)), np.zeros((0, 4))
