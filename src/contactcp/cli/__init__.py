@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from contactcp._version import __version__
 from contactcp.cli.maps import add_grasp_map_options, add_sweep_options
 from contactcp.cli.output import Parser, UsageError, finite_float, one_line  # noqa: F401
+from contactcp.cli.simulate import add_simulate_parser
 from contactcp.errors import ContactCPError
 from contactcp.settings import DEFAULT_TOL
 
@@ -162,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_sweep_options(fc)
     fc.set_defaults(func=_cmd_fclib)
+
+    add_simulate_parser(sub)
 
     m = sub.add_parser("methods", help="list the registered methods")
     m.set_defaults(func=_cmd_methods)

@@ -17,6 +17,7 @@ points are in the world frame, half-way between the surfaces.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import coal
@@ -99,6 +100,58 @@ def _transform(M: pin.SE3) -> coal.Transform3s:
     return coal.Transform3s(M.rotation, M.translation)
 
 
+#: below this distance (m) coal's normal is unreliable (EPA and GJK on touching faces): the pair
+#: is asked again lifted apart by :data:`_LIFT`
+_NEAR = 1e-6
+_LIFT = 1e-4
+
+
+def _collide(gi, Ti, gk, Tk, margin: float):
+    """coal's collision of a pair within ``margin``: ``(normal into the first, gap, patch points)``."""
+    req = coal.CollisionRequest()
+    req.security_margin = margin
+    req.num_max_contacts = 1
+    res = coal.CollisionResult()
+    if not coal.collide(gi, Ti, gk, Tk, req, res):
+        return None
+    contact = res.getContact(0)
+    normal = -np.asarray(contact.normal, dtype=float)
+    normal /= np.linalg.norm(normal)
+    points = [np.asarray(contact.pos, dtype=float)]
+    pres = coal.ContactPatchResult(coal.ContactPatchRequest())
+    try:
+        coal.computeContactPatch(gi, Ti, gk, Tk, res, coal.ContactPatchRequest(), pres)
+        if pres.numContactPatches() and pres.getContactPatch(0).size():
+            patch = pres.getContactPatch(0)
+            points = [np.asarray(patch.getPoint(j), dtype=float) for j in range(patch.size())]
+    except Exception:  # a pair coal has no patch for (non-convex meshes): its one point stays
+        pass
+    return normal, float(contact.penetration_depth), points
+
+
+def _query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
+    """One pair's contact (:func:`_collide`).  When the surfaces are within :data:`_NEAR` of touching,
+    coal's normal can be off by degrees (two boxes face to face give a tilted normal and one point
+    instead of four), so the pair is asked again with the first shape moved :data:`_LIFT` along
+    ``apart`` (from the second shape's centre to the first's): there the normal is exact, and the
+    gap and points are moved back."""
+    Ti, Tk = _transform(Mi), _transform(Mk)
+    found = _collide(gi, Ti, gk, Tk, margin)
+    if found is None or abs(found[1]) >= _NEAR:
+        return found
+    # a plane or half-space has no centre (its box is infinite): lift along coal's normal, exact there
+    size = float(np.linalg.norm(apart)) if np.all(np.abs(apart) < 1e100) else math.inf
+    d = apart / size if np.isfinite(size) and size > 0 else found[0]
+    lifted = _collide(gi, coal.Transform3s(Mi.rotation, Mi.translation + _LIFT * d), gk, Tk, margin + _LIFT)
+    if lifted is None:
+        return found
+    normal, dist, points = lifted
+    along = float(d @ normal)
+    if not along > 0.5:  # the lift did not separate the faces along their normal: keep the first answer
+        return found
+    return normal, dist - _LIFT * along, [p - 0.5 * _LIFT * d for p in points]
+
+
 def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
     """Every contact point of the scene at its ``q`` within ``margin`` (m) (module docstring)."""
     margin = number(margin, "margin")
@@ -114,31 +167,14 @@ def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
         g.computeLocalAABB()
     centres = [placements[i].act(np.asarray(geoms[i].aabb_center)) for i in range(gm.ngeoms)]
     radii = [float(g.aabb_radius) for g in geoms]
-    req = coal.CollisionRequest()
-    req.security_margin = margin
-    req.num_max_contacts = 1
-    preq = coal.ContactPatchRequest()
     out: list[SceneContact] = []
     for i, k in collision_pairs(scene):
         if np.isfinite(radii[i] + radii[k]) and np.linalg.norm(centres[i] - centres[k]) > radii[i] + radii[k] + margin:
             continue
-        res = coal.CollisionResult()
-        Ti, Tk = _transform(placements[i]), _transform(placements[k])
-        if not coal.collide(geoms[i], Ti, geoms[k], Tk, req, res):
+        found = _query(geoms[i], placements[i], geoms[k], placements[k], margin, centres[i] - centres[k])
+        if found is None:
             continue
-        contact = res.getContact(0)
-        normal = -np.asarray(contact.normal, dtype=float)
-        normal /= np.linalg.norm(normal)
-        gap = float(contact.penetration_depth)
-        points = [np.asarray(contact.pos, dtype=float)]
-        pres = coal.ContactPatchResult(preq)
-        try:
-            coal.computeContactPatch(geoms[i], Ti, geoms[k], Tk, res, preq, pres)
-            if pres.numContactPatches() and pres.getContactPatch(0).size():
-                patch = pres.getContactPatch(0)
-                points = [np.asarray(patch.getPoint(j), dtype=float) for j in range(patch.size())]
-        except Exception:  # a pair coal has no patch for (non-convex meshes): its one point stays
-            pass
+        normal, gap, points = found
         bodies = (scene.body_of(i), scene.body_of(k))
         mu = _mu(scene, i, k, bodies)
         names = (gm.geometryObjects[i].name, gm.geometryObjects[k].name)

@@ -19,7 +19,9 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    ``h = 1 ms``).  Coulomb's law with the friction cone in De Saxcé's form
    (:class:`~contactcp.problems.FrictionContactProblem`) for three-dimensional contacts, an LCP for
    frictionless ones.  The problem is solved and certified by :func:`contactcp.solve`.
-4. ``q_{k+1} = q_k (+) h (theta v_{k+1} + (1 - theta) v_k)`` (a Lie-group step for free bodies).
+4. ``q_{k+1} = q_k (+) h (theta v_{k+1} + (1 - theta) v_k)`` (a Lie-group step for free bodies),
+   and ``v_{k+1}``, computed in the tangent space at ``q_k``, is carried to the one at ``q_{k+1}``
+   (a free body's twist is in its own axes, which the step turned).
 5. **Projection** (optional, on by default): each contact's gap at ``q_{k+1}``, predicted to first
    order, ``g_pred,j = g_j + h (theta u_N,j(v_{k+1}) + (1 - theta) u_N,j(v_k))``, must reach a
    target ``g*_j``: zero, except for a contact that an impulse turned from approaching to
@@ -188,7 +190,8 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
         if res.x is not None:
             r[active] = res.x.reshape(-1, d)
             v1 = v_free + MinvH @ res.x
-    q1 = system.integrate(q, h * (scheme.theta * v1 + (1.0 - scheme.theta) * v))
+    step = h * (scheme.theta * v1 + (1.0 - scheme.theta) * v)
+    q1 = system.integrate(q, step)
     u1 = (C.H.T @ v1).reshape(n, d)
     record = _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory)
     if scheme.projection and n:
@@ -196,7 +199,7 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
         hit, target = _impact_targets(C.e, a, tau, u_imp, u1[:, 0], r[:, 0], h)
         if hit.any() or (g_pred < -scheme.projection_tol).any():
             q1 = _project(system, chol, C, g_pred, hit, target, q1, scheme, record)
-    return q1, v1, record
+    return q1, system.transport(step, v1), record
 
 
 def impact_time(g: np.ndarray, u: np.ndarray, a: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:

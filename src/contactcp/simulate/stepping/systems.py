@@ -92,6 +92,10 @@ class SceneSystem:
         self.nq, self.nv = model.nq, model.nv
         self._efforts = _efforts(efforts, self.nv)
         self._free = [j.v for j in scene.joints if j.free]
+        self._free_q = [j.q for j in scene.joints if j.free]
+        self._spherical = [
+            j.v for j in scene.joints if model.joints[j.index].shortname().startswith("JointModelSpherical")
+        ]
         self.body_names = [b for b in scene.bodies if b != WORLD]
         self._frames = [model.getFrameId(b) for b in self.body_names]
         gm = scene.collision
@@ -116,7 +120,16 @@ class SceneSystem:
             scene.tau = tau
         model, data = scene.model, scene._data
         f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, q, v))
-        return mass_matrix(model, data, q), f
+        M = mass_matrix(model, data, q)
+        if self._free:
+            # a free body's velocity is taken in the axes it has at q_k for the whole step (carried to
+            # q_{k+1} by :meth:`transport`): its origin's acceleration there is the classical one,
+            # so the rate of the turning axes, w x v, leaves pinocchio's bias
+            c = np.zeros(self.nv)
+            for s in self._free:
+                c[s][:3] = np.cross(v[s][3:], v[s][:3])
+            f = f + M @ c
+        return M, f
 
     def _speed(self, q: np.ndarray, v: np.ndarray) -> float:
         """An upper bound of the speed of any point of any geometry (m/s)."""
@@ -150,7 +163,32 @@ class SceneSystem:
         )
 
     def integrate(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        return np.asarray(pin.integrate(self.scene.model, q, dq))
+        """``q (+) dq``: pinocchio's integration, but a free body's origin moves along its own
+        velocity and its orientation turns about its angular velocity separately
+        (``p + R dp``, ``R exp(dw)``; exact for a ball rolling on a plane and for free flight, where
+        the screw motion of ``exp6`` moves the centre on an arc about the contact point)."""
+        out = np.array(pin.integrate(self.scene.model, q, dq))
+        for sq, sv in zip(self._free_q, self._free):
+            x, y, z, w = q[sq][3:]
+            R = pin.Quaternion(w, x, y, z).toRotationMatrix()
+            Rn = R @ pin.exp3(dq[sv][3:])
+            out[sq][:3] = q[sq][:3] + R @ dq[sv][:3]
+            quat = pin.Quaternion(Rn)
+            quat.normalize()
+            out[sq][3:] = quat.coeffs()
+        return out
+
+    def transport(self, dq: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``v`` (a velocity in the tangent space at ``q``) in the tangent space at ``q (+) dq``: a free
+        body's velocity and a ball joint's angular velocity are in the body's own axes, which the step
+        turned (without this a rolling ball's velocity turns with it)."""
+        out = np.array(v, dtype=float)
+        for s in self._free:
+            Rt = pin.exp3(dq[s][3:]).T
+            out[s] = np.concatenate([Rt @ out[s][:3], Rt @ out[s][3:]])
+        for s in self._spherical:
+            out[s] = pin.exp3(dq[s]).T @ out[s]
+        return out
 
     def energy(self, q: np.ndarray, v: np.ndarray) -> float:
         model, data = self.scene.model, self.scene._data
@@ -229,6 +267,9 @@ class LinearSystem:
 
     def integrate(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return q + dq
+
+    def transport(self, dq: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return v
 
     def energy(self, q: np.ndarray, v: np.ndarray) -> float:
         return float(0.5 * v @ self.M @ v - self._f(0.0) @ q)
