@@ -133,8 +133,8 @@ def _query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
     """One pair's contact (:func:`_collide`).  When the surfaces are within :data:`_NEAR` of touching,
     coal's normal can be off by degrees (two boxes face to face give a tilted normal and one point
     instead of four), so the pair is asked again with the first shape moved :data:`_LIFT` along
-    ``apart`` (from the second shape's centre to the first's): there the normal is exact, and the
-    gap and points are moved back."""
+    ``apart`` (from the second shape's centre to the first's), where the normal is exact, and once
+    more moved along that normal, which keeps the patch's shape; the gap and points are moved back."""
     Ti, Tk = _transform(Mi), _transform(Mk)
     found = _collide(gi, Ti, gk, Tk, margin)
     if found is None or abs(found[1]) >= _NEAR:
@@ -142,14 +142,13 @@ def _query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
     # a plane or half-space has no centre (its box is infinite): lift along coal's normal, exact there
     size = float(np.linalg.norm(apart)) if np.all(np.abs(apart) < 1e100) else math.inf
     d = apart / size if np.isfinite(size) and size > 0 else found[0]
-    lifted = _collide(gi, coal.Transform3s(Mi.rotation, Mi.translation + _LIFT * d), gk, Tk, margin + _LIFT)
-    if lifted is None:
-        return found
+    for _ in range(2):  # lift along the centres, then along the normal found (the patch keeps its shape)
+        lifted = _collide(gi, coal.Transform3s(Mi.rotation, Mi.translation + _LIFT * d), gk, Tk, margin + _LIFT)
+        if lifted is None or not float(d @ lifted[0]) > 0.5:
+            return found  # the lift did not separate the faces along their normal: keep the first answer
+        d_used, d = d, lifted[0]
     normal, dist, points = lifted
-    along = float(d @ normal)
-    if not along > 0.5:  # the lift did not separate the faces along their normal: keep the first answer
-        return found
-    return normal, dist - _LIFT * along, [p - 0.5 * _LIFT * d for p in points]
+    return normal, dist - _LIFT * float(d_used @ normal), [p - 0.5 * _LIFT * d_used for p in points]
 
 
 def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:

@@ -24,8 +24,8 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    (a free body's twist is in its own axes, which the step turned).
 5. **Projection** (optional, on by default): each contact's gap at ``q_{k+1}``, predicted to first
    order, ``g_pred,j = g_j + h (theta u_N,j(v_{k+1}) + (1 - theta) u_N,j(v_k))``, must reach a
-   target ``g*_j``: zero, except for a contact that an impulse turned from approaching to
-   separating, whose target is the gap its rebound opens after the impact,
+   target ``g*_j``: zero, except for a contact that closed within the step and took an impulse
+   (a *hit* contact), whose target is the gap its rebound opens after the impact,
    ``g*_j = -e u_imp (h - tau) + a_N (h - tau)^2 / 2`` (the event-driven answer, where the
    trapezoidal position update would reverse the velocity at the start of the step).  The hit
    contacts are moved to their targets by the least mass-weighted correction ``dq = M^{-1} H_N l``
@@ -230,10 +230,11 @@ def _normal_targets(e, u0, a, tau, u_imp, h: float, scheme: Scheme) -> np.ndarra
 
 
 def _impact_targets(e, a, tau, u_imp, u1, r_n, h: float):
-    """``(hit, target)``: the contacts an impulse turned from closing to separating, and the gap
+    """``(hit, target)``: the contacts that closed within the step and took an impulse, and the gap
     each should have at the end of the step: for a hit contact, the gap its rebound opens after the
-    impact at ``tau``, ``max(0, -e u_imp (h - tau) + a (h - tau)^2 / 2)``; else 0."""
-    hit = (r_n > 0) & (tau < h) & (u_imp < 0) & (u1 > 0)
+    impact at ``tau``, ``max(0, -e u_imp (h - tau) + a (h - tau)^2 / 2)`` (0 when it comes to rest:
+    the trapezoidal rule would leave it hovering where its last free velocity took it); else 0."""
+    hit = (r_n > 0) & (tau < h) & (u_imp < 0)
     rest = h - tau
     return hit, np.where(hit, np.maximum(0.0, -e * u_imp * rest + 0.5 * a * rest * rest), 0.0)
 
