@@ -141,11 +141,13 @@ def _solve_impulses(W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, sche
     return solve(problem, tol=scheme.tol)
 
 
-def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, slip_tol: float) -> tuple[int, np.ndarray]:
+def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, slip_tol: float):
+    """A contact's mode code and, when it slides, its world sliding direction (``closed``: a
+    frictionless contact that carries a force)."""
     none = np.zeros(3)
     if not r[0] > 0:
         return SEPARATED, none
-    if dim == 1:
+    if dim == 1 or mu == 0:
         return CLOSED, none
     slip = float(np.hypot(u[1], u[2]))
     if slip <= slip_tol:
@@ -276,7 +278,7 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
     transitions = 0
     for j, key in enumerate(C.keys):
         if active[j]:
-            modes[j], slide[j] = _mode(imp[j], vel[j], C.frames[j], d, scheme.slip_tol)
+            modes[j], slide[j] = _mode(imp[j], vel[j], C.frames[j], d, C.mu[j], scheme.slip_tol)
         before = memory.get(key, (None, SEPARATED))[1]
         transitions += int(before != modes[j])
     gone = set(memory) - set(C.keys)
