@@ -28,6 +28,10 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
         "contactcp.experiments.yashima",
         "Yashima-Yamaguchi: contact-mode maps over joint-torque space, determinacy, Figs. 7-8",
     ),
+    "timestepping": (
+        "contactcp.experiments.timestepping",
+        "the time stepper on its verification scenes: Siconos' bouncing ball, slopes, rolling, a stack",
+    ),
     "lcp_families": (
         "contactcp.experiments.lcp_families",
         "every LCP method on the seeded test families, with certified residuals",

@@ -105,3 +105,24 @@ def test_stack_of_boxes_stands_still_and_weighs_n_m_g():
     ground = [i for i, b in enumerate(last.bodies) if b[1] == "world"]
     force = last.impulse_world[ground].sum(axis=0) / traj.dt
     np.testing.assert_allclose(force, [0, 0, 3 * ts.G], rtol=1e-9, atol=1e-9 * ts.G)
+
+
+def test_reproduce_timestepping_quick_meets_the_goals_it_prints(tmp_path, monkeypatch):
+    import csv
+
+    from contactcp.experiments import run
+
+    if REF.is_file():
+        monkeypatch.setenv("CONTACTCP_BOUNCING_REF", str(REF))
+    files = run("timestepping", tmp_path, quick=True)
+    assert {f.name for f in files} == {"timestepping.md", "table.csv"}
+    rows = list(csv.DictReader((tmp_path / "timestepping" / "table.csv").open()))
+    checked = 0
+    for r in rows:
+        if r["goal"].startswith("<= ") and not r["goal"].endswith("%"):
+            assert float(r["value"]) <= float(r["goal"][3:]), r
+            checked += 1
+        elif r["goal"] == "0":
+            assert float(r["value"]) <= 1e-12, r
+            checked += 1
+    assert checked >= 15
