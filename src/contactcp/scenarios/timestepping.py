@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pinocchio as pin
 
 from contactcp.models.scene import Scene
 from contactcp.simulate.stepping.systems import LinearSystem
@@ -107,7 +108,7 @@ def box_stack(n: int = 5, size: float = 0.1, mass: float = 1.0, mu: float = 0.5)
 
 def box_pile(n: int = 25, seed: int = 0, size: float = 0.1, mass: float = 1.0, mu: float = 0.5) -> Scene:
     """``n`` cubes in layers of up to nine over a 3 x 3 grid, each shifted and turned at random
-    (``seed``), a little apart, to fall into a heap."""
+    (``seed``), apart (the layers 0.18 m apart, the lowest 5 mm above the floor), to fall into a heap."""
     rng = np.random.default_rng(seed)
     scene = Scene(name=f"box_pile_{n}_seed{seed}")
     scene.gravity = [0.0, 0.0, -G]
@@ -115,7 +116,10 @@ def box_pile(n: int = 25, seed: int = 0, size: float = 0.1, mass: float = 1.0, m
     for i in range(n):
         layer, cell = divmod(i, 9)
         x, y = (cell % 3 - 1) * 1.3 * size, (cell // 3 - 1) * 1.3 * size
-        p = [x + rng.uniform(-0.1, 0.1) * size, y + rng.uniform(-0.1, 0.1) * size, size * (0.55 + 1.15 * layer)]
         rpy = [rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), rng.uniform(-math.pi, math.pi)]
+        # the turned cube's half height (its lowest corner), plus 5 mm, above the layer below
+        half = 0.5 * size * float(np.abs(pin.rpy.rpyToMatrix(*rpy)[2]).sum())
+        z = half + 0.005 + layer * (1.8 * size)
+        p = [x + rng.uniform(-0.1, 0.1) * size, y + rng.uniform(-0.1, 0.1) * size, z]
         scene.add_body(f"box{i}", {"type": "box", "size": [size] * 3}, mass, {"p": p, "rpy": rpy}, friction=mu)
     return scene

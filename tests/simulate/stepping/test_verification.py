@@ -92,7 +92,8 @@ def test_ball_rolls_without_slipping_at_five_sevenths_g_sin():
     traj = simulate(ts.rolling_sphere(0.6, 20.0), 0.5, 1e-3)
     assert traj.success
     x = traj.body("ball")[0][-1, 0]
-    assert x == pytest.approx(0.5 * 5 / 7 * ts.G * math.sin(math.radians(20.0)) * 0.5**2, rel=1e-12)
+    # steps are certified to 1e-10 relative: the distance is asked to 1e-9
+    assert x == pytest.approx(0.5 * 5 / 7 * ts.G * math.sin(math.radians(20.0)) * 0.5**2, rel=1e-9)
     assert traj.mode_counts()["sliding"] == 0
 
 
@@ -119,8 +120,10 @@ def test_reproduce_timestepping_quick_meets_the_goals_it_prints(tmp_path, monkey
     rows = list(csv.DictReader((tmp_path / "timestepping" / "table.csv").open()))
     checked = 0
     for r in rows:
-        if r["goal"].startswith("<= ") and not r["goal"].endswith("%"):
-            assert float(r["value"]) <= float(r["goal"][3:]), r
+        if r["goal"].startswith("<= "):
+            goal = r["goal"][3:]
+            limit = float(goal[:-1]) / 100 if goal.endswith("%") else float(goal)
+            assert float(r["value"]) <= limit, r
             checked += 1
         elif r["goal"] == "0":
             assert float(r["value"]) <= 1e-12, r

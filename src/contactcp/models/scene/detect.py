@@ -142,10 +142,20 @@ def _query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
     # a plane or half-space has no centre (its box is infinite): lift along coal's normal, exact there
     size = float(np.linalg.norm(apart)) if np.all(np.abs(apart) < 1e100) else math.inf
     d = apart / size if np.isfinite(size) and size > 0 else found[0]
-    for _ in range(2):  # lift along the centres, then along the normal found (the patch keeps its shape)
+    for first in (d, found[0]):  # along the centres; if that fails, along coal's own normal
+        lifted = _lift(gi, Mi, gk, Tk, margin, first)
+        if lifted is not None:
+            return lifted
+    return found
+
+
+def _lift(gi, Mi: pin.SE3, gk, Tk, margin: float, d: np.ndarray):
+    """The pair asked with the first shape lifted along ``d``, then along the normal found; None if a
+    lift does not separate the faces along their normal."""
+    for _ in range(2):
         lifted = _collide(gi, coal.Transform3s(Mi.rotation, Mi.translation + _LIFT * d), gk, Tk, margin + _LIFT)
         if lifted is None or not float(d @ lifted[0]) > 0.5:
-            return found  # the lift did not separate the faces along their normal: keep the first answer
+            return None
         d_used, d = d, lifted[0]
     normal, dist, points = lifted
     return normal, dist - _LIFT * float(d_used @ normal), [p - 0.5 * _LIFT * d_used for p in points]

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from contactcp._validate import number
-from contactcp.errors import InvalidOptionError
+from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.problems import LCP, FrictionContactProblem
 from contactcp.result import Result, Status
 from contactcp.solvers.registry import solve
@@ -160,7 +160,11 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
     """One step from ``(t, q, v)``: ``(q1, v1, StepRecord)``.  ``memory`` carries each contact's last
     impulse and mode by key (warm starts and mode transitions) and is updated."""
     M, f = system.dynamics(t, q, v)
-    chol = sla.cho_factor(M)
+    try:
+        chol = sla.cho_factor(M)
+    except np.linalg.LinAlgError:
+        hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
+        raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}") from None
     acc = sla.cho_solve(chol, f)
     v_free = v + h * acc
     C = system.contacts(q, v, h)
@@ -200,7 +204,10 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
         g_pred = C.gap + h * (scheme.theta * u1[:, 0] + (1.0 - scheme.theta) * uk[:, 0])
         hit, target = _impact_targets(C.e, a, tau, u_imp, u1[:, 0], r[:, 0], h)
         if hit.any() or (g_pred < -scheme.projection_tol).any():
-            q1 = _project(system, chol, C, g_pred, hit, target, q1, scheme, record)
+            dq = _project(chol, C, g_pred, hit, target, scheme, record)
+            q1 = system.integrate(q1, dq)
+            v1 = system.transport(dq, system.transport(step, v1))  # the world velocity is kept
+            return q1, v1, record
     return q1, system.transport(step, v1), record
 
 
@@ -212,9 +219,12 @@ def impact_time(g: np.ndarray, u: np.ndarray, a: np.ndarray, h: float) -> tuple[
     disc = u * u - 2.0 * a * g
     ok = disc >= 0
     root = np.sqrt(np.where(ok, disc, 0.0))
-    # the smaller positive root of a t^2 / 2 + u t + g, in the form that does not cancel
+    # the first root t >= 0 of a t^2 / 2 + u t + g, in the forms that do not cancel: 2 g / (-u + root)
+    # while that denominator is positive, else (u + root) / -a (a closed contact that separates now,
+    # u > 0, and comes back under a < 0 at t = -2 u / a)
     den = -u + root
-    t1 = np.where(den > 0, 2.0 * g / np.where(den > 0, den, 1.0), np.inf)
+    back = np.where(a < 0, (u + root) / np.where(a < 0, -a, 1.0), np.inf)
+    t1 = np.where(den > 0, 2.0 * g / np.where(den > 0, den, 1.0), back)
     t1 = np.where(ok & (g == 0) & (u <= 0), 0.0, t1)
     tau = np.where(ok & (t1 >= 0) & (t1 <= h), t1, tau)
     return tau, u + a * tau
@@ -241,8 +251,8 @@ def _impact_targets(e, a, tau, u_imp, u1, r_n, h: float):
     return hit, np.where(hit, np.maximum(0.0, -e * u_imp * rest + 0.5 * a * rest * rest), 0.0)
 
 
-def _project(system, chol, C, g_pred, hit, target, q1, scheme: Scheme, record: StepRecord) -> np.ndarray:
-    """The positions corrected to the target gaps (module docstring): the hit contacts to their
+def _project(chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord) -> np.ndarray:
+    """The position correction ``dq`` to the target gaps (module docstring): the hit contacts to their
     targets (the least mass-weighted correction, by least squares), then every contact to at least
     its target (the LCP)."""
     Hn = C.H[:, :: C.dim]
@@ -264,7 +274,7 @@ def _project(system, chol, C, g_pred, hit, target, q1, scheme: Scheme, record: S
         else:
             dq = dq + MinvHn @ res.x
     record.projected = True
-    return system.integrate(q1, dq)
+    return dq
 
 
 def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory) -> StepRecord:

@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from contactcp._validate import number
-from contactcp.errors import InvalidOptionError
+from contactcp._validate import check_memory, number
+from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.scene.detect import DEFAULT_MARGIN
 from contactcp.models.scene.scene import Scene
+from contactcp.result import Status
 from contactcp.simulate.stepping.moreau_jean import Scheme, advance
-from contactcp.simulate.stepping.systems import SceneSystem
+from contactcp.simulate.stepping.systems import LinearSystem, SceneSystem
 from contactcp.simulate.stepping.trajectory import Trajectory
 
 __all__ = ["simulate", "pd_efforts"]
@@ -37,10 +38,10 @@ def _steps(duration: Any, dt: Any) -> tuple[int, float]:
         raise InvalidOptionError("dt", f"must be a positive number of seconds, got {dt!r}")
     if not duration >= 0:
         raise InvalidOptionError("duration", f"must be >= 0 seconds, got {duration!r}")
-    n = math.ceil(duration / dt - 1e-9)
-    if n > 10**8:
-        raise InvalidOptionError("duration", f"{n} steps of {dt:g} s: more than 1e8 steps")
-    return n, dt
+    ratio = duration / dt
+    if not ratio <= 1e8:
+        raise InvalidOptionError("duration", f"{ratio:.3g} steps of {dt:g} s: more than 1e8 steps")
+    return math.ceil(ratio - 1e-9), dt
 
 
 def simulate(
@@ -66,10 +67,17 @@ def simulate(
     For a scene: ``restitution`` is the coefficient of pairs the scene sets none for (default 0),
     ``margin`` the detection margin (m), ``efforts`` the joint efforts (an array, or a callable
     ``(t, q, v) -> tau``; default the scene's ``tau``).  The scene is left in the final state.
-    ``progress(k, n)`` is called after each step.  A step whose problem is not certified is
-    counted in ``failed_steps`` (the run goes on from its best point unless ``stop_on_failure``).
+    ``progress(k, n)`` is called after each step.  The last step ends at or just after
+    ``duration`` (a whole number of steps).  A state that stops being finite ends the run.  A step
+    whose problem is not certified is counted in ``failed_steps`` (the run goes on from its best
+    point unless ``stop_on_failure``).
     """
     if scheme is None:
+        unknown = sorted(set(scheme_options) - set(Scheme.__dataclass_fields__))
+        if unknown:
+            raise InvalidOptionError(
+                unknown[0], f"unknown option; the scheme's are {sorted(Scheme.__dataclass_fields__)}"
+            )
         scheme = Scheme(**scheme_options)
     elif scheme_options:
         raise InvalidOptionError("scheme", "give either a Scheme or its fields as keywords, not both")
@@ -77,12 +85,21 @@ def simulate(
     if isinstance(system, Scene):
         label = system.name
         system = SceneSystem(system, margin, 0.0 if restitution is None else restitution, efforts)
-    else:
+    elif isinstance(system, (SceneSystem, LinearSystem)):
         label = type(system).__name__
-        if restitution is not None or efforts is not None:
-            raise InvalidOptionError("restitution", "restitution and efforts are set on the system itself")
+        for field, value in (("restitution", restitution), ("efforts", efforts)):
+            if value is not None:
+                raise InvalidOptionError(field, "is set on the SceneSystem or LinearSystem itself")
+    else:
+        raise InvalidProblemError(
+            "system", f"must be a Scene, SceneSystem or LinearSystem, got {type(system).__name__}"
+        )
+    if progress is not None and not callable(progress):
+        raise InvalidOptionError("progress", "must be a callable (k, n)")
     q, v = system.initial_state()
     nb = len(system.body_names)
+    # the arrays and one record of a few contacts per step
+    check_memory((n + 1) * 8.0 * (system.nq + system.nv + 7 * nb + 2) + n * 2000.0, "duration", f"{n} steps")
     t = np.arange(n + 1) * dt
     Q, V = np.zeros((n + 1, system.nq)), np.zeros((n + 1, system.nv))
     pos, quat = np.zeros((n + 1, nb, 3)), np.zeros((n + 1, nb, 4))
@@ -92,9 +109,16 @@ def simulate(
     steps, memory, stopped, k = [], {}, False, 0
     start = time.perf_counter()
     for k in range(n):
-        q, v, record = advance(system, float(t[k]), q, v, dt, scheme, memory)
+        with np.errstate(all="ignore"):  # a run-away state is reported below, not warned about
+            q, v, record = advance(system, float(t[k]), q, v, dt, scheme, memory)
+            e = system.energy(q, v) if np.all(np.isfinite(q)) and np.all(np.isfinite(v)) else np.nan
         steps.append(record)
-        Q[k + 1], V[k + 1], energy[k + 1] = q, v, system.energy(q, v)
+        Q[k + 1], V[k + 1], energy[k + 1] = q, v, e
+        if not np.isfinite(e):
+            record.status = Status.NUMERICAL_FAILURE
+            record.notes.append("the state (or its energy) is no longer finite: the run stops")
+            stopped = True
+            break
         pos[k + 1], quat[k + 1] = system.poses(q)
         if progress is not None:
             progress(k + 1, n)

@@ -100,6 +100,15 @@ class SceneSystem:
         self._frames = [model.getFrameId(b) for b in self.body_names]
         gm = scene.collision
         self._radius = np.array([_radius(g.geometry) for g in gm.geometryObjects])
+        # the farthest a geometry's points reach from its joint's origin (its box's centre may be off it)
+        self._reach = np.array(
+            [
+                float(np.linalg.norm(g.placement.act(np.asarray(g.geometry.aabb_center, dtype=float))))
+                if r > 0
+                else 0.0
+                for g, r in zip(gm.geometryObjects, self._radius)
+            ]
+        )
         self._gjoint = [int(g.parentJoint) for g in gm.geometryObjects]
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +148,7 @@ class SceneSystem:
         for g, j in enumerate(self._gjoint):
             if j:
                 m = data.v[j]  # joint frame, local axes: |v(p)| <= |v| + |w| |p - o|
-                reach = float(np.linalg.norm(self.scene.collision.geometryObjects[g].placement.translation))
-                s = np.linalg.norm(m.linear) + np.linalg.norm(m.angular) * (reach + self._radius[g])
+                s = np.linalg.norm(m.linear) + np.linalg.norm(m.angular) * (self._reach[g] + self._radius[g])
                 best = max(best, float(s))
         return best
 
@@ -177,6 +185,12 @@ class SceneSystem:
             quat.normalize()
             out[sq][3:] = quat.coeffs()
         return out
+
+    def mass_hint(self, M: np.ndarray) -> str:
+        """Why the mass matrix is singular, when joints move no mass."""
+        from contactcp.models.scene.dynamics import _weak_joints
+
+        return _weak_joints(self.scene, M)
 
     def transport(self, dq: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``v`` (a velocity in the tangent space at ``q``) in the tangent space at ``q (+) dq``: a free
@@ -229,7 +243,7 @@ class LinearSystem:
     def __init__(self, M: Any, f: Any, H: Any, q0: Any, v0: Any = None, b: Any = None, e: Any = 0.0):
         self.M = np.array(matrix(M, "M"), dtype=float)
         n = self.M.shape[0]
-        if self.M.shape != (n, n) or np.abs(self.M - self.M.T).max() > 0:
+        if n == 0 or self.M.shape != (n, n) or np.abs(self.M - self.M.T).max() > 0:
             raise InvalidProblemError("M", "must be a symmetric square matrix")
         try:
             np.linalg.cholesky(self.M)
@@ -237,10 +251,14 @@ class LinearSystem:
             raise InvalidProblemError("M", "must be positive definite (a singular mass matrix)") from None
         self.nq = self.nv = n
         self._f = f if callable(f) else (lambda t, _f=np.asarray(vector(f, "f", n)): _f)
-        self.H = np.array(matrix(H, "H"), dtype=float).reshape(n, -1)
+        self.H = np.array(matrix(H, "H"), dtype=float)
+        if self.H.shape[0] != n:
+            raise InvalidProblemError(
+                "H", f"must have one row per coordinate ({n}), one column per constraint; got {self.H.shape}"
+            )
         m = self.H.shape[1]
         self.b = np.zeros(m) if b is None else np.asarray(vector(b, "b", m), dtype=float)
-        e = np.broadcast_to(np.asarray(e, dtype=float), (m,)) if np.ndim(e) == 0 else np.asarray(vector(e, "e", m))
+        e = [e] * m if np.ndim(e) == 0 else list(vector(e, "e", m))
         self.e = np.array([restitution_coefficient(x, f"e[{i}]") for i, x in enumerate(e)])
         self.q0 = np.asarray(vector(q0, "q0", n), dtype=float).copy()
         self.v0 = np.zeros(n) if v0 is None else np.asarray(vector(v0, "v0", n), dtype=float).copy()
