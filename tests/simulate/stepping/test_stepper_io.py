@@ -112,6 +112,8 @@ def test_restitution_from_json_scene_file(tmp_path):
         ({"tol": 0.0}, "tol"),
         ({"activation_gap": -1.0}, "activation_gap"),
         ({"theta": "half"}, "theta"),
+        ({"projection": "no"}, "projection"),
+        ({"method": "bogus"}, "bogus"),
     ],
 )
 def test_bad_scheme_options_name_their_field(options, field):

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from contactcp._validate import number
-from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
 from contactcp.problems import LCP, FrictionContactProblem
 from contactcp.result import Result, Status
 from contactcp.solvers.registry import solve
@@ -96,6 +96,15 @@ class Scheme:
         tol = number(self.tol, "tol")
         if not 0 < tol < 1:
             raise InvalidOptionError("tol", f"must be in (0, 1), got {self.tol!r}")
+        for name in ("projection", "impact_timing"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidOptionError(name, f"must be True or False, got {getattr(self, name)!r}")
+        if self.method is not None:
+            from contactcp.solvers.registry import methods_for
+
+            known = sorted(set(methods_for(FrictionContactProblem)) | set(methods_for(LCP)))
+            if self.method not in known:
+                raise UnknownMethodError(self.method, "a step's problem (friction cone or LCP)", known)
 
 
 @dataclass
