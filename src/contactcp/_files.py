@@ -26,12 +26,26 @@ import numpy as np
 from contactcp._validate import check_memory
 from contactcp.errors import InvalidProblemError
 
-__all__ = ["atomic_write", "read_json", "read_npz", "check_file", "read_json_object"]
+__all__ = ["atomic_write", "atomic_hdf5", "read_json", "read_npz", "check_file", "read_json_object"]
 
 #: Python objects per byte of JSON text, roughly (lists of floats): bounds the memory json.loads needs
 _JSON_BYTES_FACTOR = 40
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
+
+
+def atomic_hdf5(path: str | os.PathLike, fill) -> None:
+    """Write an HDF5 file all at once (:func:`atomic_write`): ``fill(h5)`` gets the open file.  The
+    file stays readable by HDF5 1.10 (which the fclib packages link against) where h5py allows."""
+    import h5py
+
+    with atomic_write(path) as tmp:
+        try:
+            h5 = h5py.File(tmp, "w", libver=("earliest", "v110"))
+        except (ValueError, TypeError):
+            h5 = h5py.File(tmp, "w")
+        with h5:
+            fill(h5)
 
 
 def umask() -> int:

@@ -117,8 +117,6 @@ def _rolling_and_stack(rows: list[dict], quick: bool) -> None:
     rows.append(
         {"scene": f"box-stack 5, {T:g} s", "quantity": "ground force / 5 m g - 1", "value": rel, "goal": "<= 1e-9"}
     )
-    per_step = traj.wall_time / len(traj.steps) * 1e6
-    rows.append({"scene": f"box-stack 5, {T:g} s", "quantity": "CPU per step (us)", "value": per_step, "goal": "-"})
 
 
 def run(out_dir: Path, quick: bool) -> list[Path]:

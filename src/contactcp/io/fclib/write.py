@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from contactcp._files import atomic_hdf5
 from contactcp.errors import InvalidProblemError
 from contactcp.io.fclib.model import (  # noqa: F401
     _INFO_STRINGS,
@@ -26,20 +27,6 @@ from contactcp.io.fclib.model import (  # noqa: F401
 )
 
 # ------------------------------------------------------------------- writing
-
-
-def _atomic_h5(path: str | os.PathLike, fill) -> None:
-    import h5py
-
-    from contactcp._files import atomic_write
-
-    with atomic_write(path) as tmp:
-        try:  # stay readable by HDF5 1.10, which the fclib packages link against
-            h5 = h5py.File(tmp, "w", libver=("earliest", "v110"))
-        except (ValueError, TypeError):
-            h5 = h5py.File(tmp, "w")
-        with h5:
-            fill(h5)
 
 
 def _write_ints(g, name: str, values) -> None:
@@ -208,7 +195,7 @@ def _write(kind: str, path: str | os.PathLike, problem: Any, solution: Any, gues
         _write_info(root, problem.info)
         _write_solutions(h5, sol, gs)
 
-    _atomic_h5(path, fill)
+    atomic_hdf5(path, fill)
 
 
 def write_local(

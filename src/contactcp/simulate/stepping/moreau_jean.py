@@ -37,6 +37,7 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,9 @@ class Scheme:
     projection: bool = True
     projection_tol: float = 1e-10
     impact_timing: bool = True
+    tol: float = 1e-10
+    slip_tol: float = 1e-9
+    method: str | None = None
 
     @classmethod
     def siconos(cls, **changes: Any) -> Scheme:
@@ -75,10 +79,6 @@ class Scheme:
         predicted gap ``<= 0``, Newton's law on the step's end velocity, no projection."""
         base = {"theta": 0.5, "gamma": 0.5, "activation_gap": 0.0, "projection": False, "impact_timing": False}
         return cls(**{**base, **changes})
-
-    tol: float = 1e-10
-    slip_tol: float = 1e-9
-    method: str | None = None
 
     def __post_init__(self) -> None:
         theta = number(self.theta, "theta")
@@ -143,11 +143,19 @@ def _solve_impulses(W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, sche
     problem = FrictionContactProblem(W, q, mu)
     if scheme.method is not None:
         return solve(problem, scheme.method, tol=scheme.tol)
-    if r0 is not None:
-        res = solve(problem, "newton", tol=scheme.tol, r0=r0, max_iter=30)
-        if res.success:
-            return res
-    return solve(problem, tol=scheme.tol)
+    if r0 is None:
+        return solve(problem, tol=scheme.tol)
+    warm = solve(problem, "newton", tol=scheme.tol, r0=r0, max_iter=30)
+    if warm.success:
+        return warm
+    cold = solve(problem, tol=scheme.tol)  # the default chain, from zero
+    if (
+        cold.success
+        or warm.residual is None
+        or (cold.residual is not None and cold.residual.value <= warm.residual.value)
+    ):
+        return cold
+    return warm  # neither certified: the closer point
 
 
 def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, slip_tol: float):
@@ -195,13 +203,14 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
         W = 0.5 * (W + W.T)
         qv = Ha.T @ v_free
         qv[::d] -= _normal_targets(C.e, uk[:, 0], a, tau, u_imp, h, scheme)[active]
-        keys = [k for k, a in zip(C.keys, active) if a]
+        keys = [k for k, on in zip(C.keys, active) if on]
         warm = [memory.get(k, (None, None))[0] for k in keys]
         r0 = None
         if any(w is not None for w in warm) and d == 3:
             r0 = np.concatenate([w if w is not None else np.zeros(d) for w in warm])
         res = _solve_impulses(W, qv, C.mu[active], d, scheme, r0)
-        status, residual, iters, method = res.status, float(res.residual.value), int(res.iterations), res.method
+        status, iters, method = res.status, int(res.iterations), res.method
+        residual = math.inf if res.residual is None else float(res.residual.value)
         if res.x is not None:
             r[active] = res.x.reshape(-1, d)
             v1 = v_free + MinvH @ res.x

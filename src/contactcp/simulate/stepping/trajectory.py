@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from contactcp._files import atomic_write
+from contactcp._files import atomic_hdf5
 from contactcp._version import __version__
 from contactcp.result import Status
 from contactcp.simulate.result import PipelineResult
@@ -144,41 +144,43 @@ class Trajectory(PipelineResult):
     def to_hdf5(self, path: str | os.PathLike) -> None:
         """Write the trajectory to an HDF5 file, atomically (module docstring; ``contacts/offset``
         gives the rows ``offset[k]:offset[k + 1]`` of step ``k`` in the ``contacts`` datasets)."""
+        atomic_hdf5(path, self._fill)
+
+    def _fill(self, h5: Any) -> None:
         import h5py
 
         steps = self.steps
         offset = np.cumsum([0] + [len(s.keys) for s in steps])
         text = h5py.string_dtype()
-        with atomic_write(path) as tmp, h5py.File(tmp, "w") as h5:
-            h5.attrs.update({"name": self.name, "dt": self.dt, "status": self.status.name, "contactcp": __version__})
-            h5.attrs.update({f"scheme.{k}": ("" if v is None else v) for k, v in vars(self.scheme).items()})
-            for key in ("t", "q", "v", "body_pos", "body_quat", "energy"):
-                h5.create_dataset(key, data=getattr(self, key))
-            h5.create_dataset("body_names", data=np.array(self.body_names, dtype=object), dtype=text)
-            g = h5.create_group("steps")
-            g.create_dataset("t", data=np.array([s.t for s in steps]))
-            g.create_dataset("status", data=np.array([s.status.name for s in steps], dtype=object), dtype=text)
-            g.create_dataset("method", data=np.array([s.method for s in steps], dtype=object), dtype=text)
-            for key in ("residual", "iterations", "transitions", "projected", "projection_residual"):
-                g.create_dataset(key, data=np.array([getattr(s, key) for s in steps]))
-            g.create_dataset("n_contacts", data=np.array([len(s.keys) for s in steps]))
-            g.create_dataset("n_active", data=np.array([int(s.active.sum()) for s in steps]))
-            c = h5.create_group("contacts")
-            c.attrs["modes"] = ",".join(MODES)
-            c.create_dataset("offset", data=offset)
-            c.create_dataset("key", data=np.array([k for s in steps for k in s.keys], dtype=object), dtype=text)
-            pairs = np.array([b for s in steps for b in s.bodies], dtype=object).reshape(-1, 2)
-            c.create_dataset("bodies", data=pairs, dtype=text)
-            for key, shape in (
-                ("points", (3,)),
-                ("normals", (3,)),
-                ("gap", ()),
-                ("active", ()),
-                ("impulse", (3,)),
-                ("impulse_world", (3,)),
-                ("velocity", (3,)),
-                ("mode", ()),
-                ("slide_direction", (3,)),
-            ):
-                parts = [np.asarray(getattr(s, key)).reshape((-1, *shape)) for s in steps]
-                c.create_dataset(key, data=np.concatenate(parts) if parts else np.zeros((0, *shape)))
+        h5.attrs.update({"name": self.name, "dt": self.dt, "status": self.status.name, "contactcp": __version__})
+        h5.attrs.update({f"scheme.{k}": ("" if v is None else v) for k, v in vars(self.scheme).items()})
+        for key in ("t", "q", "v", "body_pos", "body_quat", "energy"):
+            h5.create_dataset(key, data=getattr(self, key))
+        h5.create_dataset("body_names", data=np.array(self.body_names, dtype=object), dtype=text)
+        g = h5.create_group("steps")
+        g.create_dataset("t", data=np.array([s.t for s in steps]))
+        g.create_dataset("status", data=np.array([s.status.name for s in steps], dtype=object), dtype=text)
+        g.create_dataset("method", data=np.array([s.method for s in steps], dtype=object), dtype=text)
+        for key in ("residual", "iterations", "transitions", "projected", "projection_residual"):
+            g.create_dataset(key, data=np.array([getattr(s, key) for s in steps]))
+        g.create_dataset("n_contacts", data=np.array([len(s.keys) for s in steps]))
+        g.create_dataset("n_active", data=np.array([int(s.active.sum()) for s in steps]))
+        c = h5.create_group("contacts")
+        c.attrs["modes"] = ",".join(MODES)
+        c.create_dataset("offset", data=offset)
+        c.create_dataset("key", data=np.array([k for s in steps for k in s.keys], dtype=object), dtype=text)
+        pairs = np.array([b for s in steps for b in s.bodies], dtype=object).reshape(-1, 2)
+        c.create_dataset("bodies", data=pairs, dtype=text)
+        for key, shape in (
+            ("points", (3,)),
+            ("normals", (3,)),
+            ("gap", ()),
+            ("active", ()),
+            ("impulse", (3,)),
+            ("impulse_world", (3,)),
+            ("velocity", (3,)),
+            ("mode", ()),
+            ("slide_direction", (3,)),
+        ):
+            parts = [np.asarray(getattr(s, key)).reshape((-1, *shape)) for s in steps]
+            c.create_dataset(key, data=np.concatenate(parts) if parts else np.zeros((0, *shape)))
