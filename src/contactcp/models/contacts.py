@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +55,18 @@ def cross3(a, b) -> np.ndarray:
 
 def contact_frame(normal: np.ndarray, tangent: np.ndarray | None = None) -> np.ndarray:
     """``[n, t, o]`` as columns: ``n`` unit, ``t`` the given tangent (or one chosen), ``o = n x t``."""
+    if tangent is None:  # scalar arithmetic: the time stepper builds a frame per contact and step
+        a, b, c = (float(x) for x in normal)
+        s = math.sqrt(a * a + b * b + c * c)
+        a, b, c = a / s, b / s, c / s
+        k = min(range(3), key=lambda i: (abs((a, b, c)[i]), i))  # n x e_k, e_k the axis n is least along
+        t = ((0.0, c, -b), (-c, 0.0, a), (b, -a, 0.0))[k]
+        s = math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
+        t0, t1, t2 = t[0] / s, t[1] / s, t[2] / s
+        o = (b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0)
+        return np.array([[a, t0, o[0]], [b, t1, o[1]], [c, t2, o[2]]])
     n = normal / np.linalg.norm(normal)
-    if tangent is None:
-        helper = np.eye(3)[int(np.argmin(np.abs(n)))]
-        t = cross3(n, helper)
-    else:
-        t = tangent - (tangent @ n) * n
+    t = tangent - (tangent @ n) * n
     t = t / np.linalg.norm(t)
     return np.column_stack([n, t, cross3(n, t)])
 

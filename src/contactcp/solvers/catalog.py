@@ -18,7 +18,7 @@ from contactcp.problems import (
     MixedNCP,
 )
 from contactcp.solvers import registry
-from contactcp.solvers.cone import admm, global_form, newton, nsgs, prox  # noqa: F401
+from contactcp.solvers.cone import admm, global_form, newton, newton_global, nsgs, prox  # noqa: F401
 from contactcp.solvers.lcp import bpp, enumerate, interior_point, lemke, milp, pgs  # noqa: F401
 from contactcp.solvers.lcp.polish import finish_linear
 from contactcp.solvers.ncp import merit  # noqa: F401

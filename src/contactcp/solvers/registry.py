@@ -133,6 +133,7 @@ class Opt:
                 "n": "a finite vector of the problem's size",
                 "n_c": "a finite vector of length n_c",
                 "scalar_or_n_c": "a finite number or a vector of length n_c",
+                "reactions": "a finite vector of the reactions' length (dim n_c)",
             }[self.size]
             if self.positive:
                 what = what.replace("finite", "positive finite")
@@ -152,6 +153,8 @@ class Opt:
             if self.none:
                 return None
             raise InvalidOptionError(name, f"must be {self.describe()}, got None")
+        if self.kind == "vector":  # its message names the wanted length
+            return self._vector(name, value, problem)
         bad = InvalidOptionError(name, f"must be {self.describe()}, got {_short(value)}")
         if self.kind == "bool":
             if not isinstance(value, (bool, np.bool_)):
@@ -161,8 +164,6 @@ class Opt:
             if not isinstance(value, str) or value not in self.values:
                 raise bad
             return value
-        if self.kind == "vector":
-            return self._vector(name, value, problem, bad)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise bad
         if self.kind == "int" and not isinstance(value, (int, np.integer)):
@@ -175,14 +176,19 @@ class Opt:
             raise bad
         return int(value) if self.kind == "int" else float(value)
 
-    def _vector(self, name: str, value: Any, problem: Problem, bad: InvalidOptionError) -> np.ndarray:
+    def _vector(self, name: str, value: Any, problem: Problem) -> np.ndarray:
         arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
         if arr is None or arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-            raise bad
+            raise InvalidOptionError(name, f"must be {self.describe()}, got {_short(value)}")
         arr = np.array(arr, dtype=np.float64)
         if self.size == "scalar_or_n_c" and arr.ndim == 0:
             arr = np.full(getattr(problem, "n_c", 1), float(arr))
-        want = problem.size if self.size == "n" else getattr(problem, "n_c", problem.size)
+        if self.size == "n":
+            want = problem.size
+        elif self.size == "reactions":
+            want = getattr(problem, "n_c", problem.size) * getattr(problem, "dim", 1)
+        else:
+            want = getattr(problem, "n_c", problem.size)
         arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
         if arr.shape != (want,) or not np.all(np.isfinite(arr)) or (self.positive and not np.all(arr > 0)):
             raise InvalidOptionError(name, f"must be {self.describe()} ({want}), got {_short(value)}")

@@ -50,19 +50,72 @@ def contact_jacobian(
         pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
     else:
         pin.forwardKinematics(model, data, scene.q)
-    pin.computeJointJacobians(model, data)
     H = np.zeros((nv, 3 * nc))
     k = np.zeros(3 * nc)
     nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
+    gjoint = _geometry_joints(scene)
+    sides = np.array([gjoint[list(c.geometries)] for c in contacts], dtype=int).reshape(nc, 2)
+    free = _free_joints(model)
+    if not accelerations and nc:
+        _free_columns(H, data, contacts, sides, free)
+    if accelerations or not all(ji == 0 or ji in free for ji in sides.reshape(-1).tolist()):
+        pin.computeJointJacobians(model, data)
     for j, c in enumerate(contacts):
+        if not accelerations and all(ji == 0 or ji in free for ji in sides[j]):
+            continue  # filled in by _free_columns
         C = c.frame
-        ji, jk = (scene.collision.geometryObjects[g].parentJoint for g in c.geometries)
+        ji, jk = int(sides[j, 0]), int(sides[j, 1])
         J1, a1 = point_terms(model, data, ji, c.point) if ji else nothing
         J2, a2 = point_terms(model, data, jk, c.point) if jk else nothing
         H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
         if accelerations:
             k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
     return H, k
+
+
+def _geometry_joints(scene: Scene) -> np.ndarray:
+    """Each geometry's parent joint (kept on the scene while its geometries stay the same)."""
+    gm = scene.collision
+    key = (scene.model.njoints, gm.ngeoms)
+    cached = getattr(scene, "_geometry_joints", None)
+    if cached is None or cached[0] != key:
+        cached = (key, np.array([g.parentJoint for g in gm.geometryObjects], dtype=int))
+        scene._geometry_joints = cached
+    return cached[1]
+
+
+def _free_joints(model: pin.Model) -> dict[int, int]:
+    """Free-flyer joint index -> its first velocity index."""
+    return {
+        j: model.joints[j].idx_v
+        for j in range(1, model.njoints)
+        if model.joints[j].shortname() == "JointModelFreeFlyer"
+    }
+
+
+def _free_columns(H: np.ndarray, data: pin.Data, contacts: list[SceneContact], sides: np.ndarray, free: dict) -> None:
+    """The columns of contacts between free bodies and the world, all at once: a free body's
+    velocity ``(v, w)`` is in its own axes ``R``, so the world velocity of a point ``x`` fixed to it
+    is ``R v + (R w) x (x - o)`` and the contact's rows are ``R^T C`` and ``R^T ((x - o) x C)``."""
+    nc = len(contacts)
+    C = np.array([c.frame for c in contacts]).reshape(nc, 3, 3)
+    x = np.array([c.point for c in contacts]).reshape(nc, 3)
+    cols = 3 * np.arange(nc)[:, None] + np.arange(3)[None, :]
+    for side, sign in ((0, 1.0), (1, -1.0)):
+        on = np.array([ji in free for ji in sides[:, side]], dtype=bool)
+        if not on.any():
+            continue
+        joints = sides[on, side]
+        used = np.unique(joints)
+        at = np.searchsorted(used, joints)
+        R = np.array([data.oMi[int(j)].rotation for j in used]).reshape(-1, 3, 3)[at]
+        o = np.array([data.oMi[int(j)].translation for j in used]).reshape(-1, 3)[at]
+        Cs = C[on]
+        lin = np.einsum("kab,kac->kbc", R, Cs)  # R^T C
+        arm = np.cross((x[on] - o)[:, :, None], Cs, axis=1)  # (x - o) x each column of C
+        ang = np.einsum("kab,kac->kbc", R, arm)
+        rows = np.array([free[int(j)] for j in used])[at][:, None] + np.arange(6)[None, :]
+        H[rows[:, :, None], cols[on][:, None, :]] += sign * np.concatenate([lin, ang], axis=1)
 
 
 def scene_dynamics(

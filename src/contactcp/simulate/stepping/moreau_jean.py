@@ -16,9 +16,12 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    speed ``u_imp = u_N + a_N tau < 0``, ``u* = max(0, -e u_imp + a_N (h - tau))``: the rebound is
    taken at the impact and the forces act on the rest of the step (else the law ignores gravity
    during the step, an error of ``g h`` in the rebound speed, 0.26 % of a ball's apex at
-   ``h = 1 ms``).  Coulomb's law with the friction cone in De Saxcé's form
-   (:class:`~contactcp.problems.FrictionContactProblem`) for three-dimensional contacts, an LCP for
-   frictionless ones.  The problem is solved and certified by :func:`contactcp.solve`.
+   ``h = 1 ms``).  Coulomb's law with the friction cone in De Saxcé's form for three-dimensional
+   contacts, posed in global form (:class:`~contactcp.problems.GlobalFrictionContactProblem`:
+   ``M v = H r + M v_free``, ``u = H^T v + w``, ``w = -u*`` in the normal rows; ``W`` is never
+   formed), solved by the global semismooth Newton warm-started from the last step's impulses
+   (:mod:`contactcp.solvers.cone.newton_global`), else the default chain, and certified by
+   :func:`contactcp.solve` with the global problem's residual; an LCP for frictionless contacts.
 4. ``q_{k+1} = q_k (+) h (theta v_{k+1} + (1 - theta) v_k)`` (a Lie-group step for free bodies),
    and ``v_{k+1}``, computed in the tangent space at ``q_k``, is carried to the one at ``q_{k+1}``
    (a free body's twist is in its own axes, which the step turned).
@@ -46,9 +49,9 @@ import scipy.linalg as sla
 
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
-from contactcp.problems import LCP, FrictionContactProblem
+from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Result, Status
-from contactcp.solvers.registry import solve
+from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
 
@@ -100,9 +103,11 @@ class Scheme:
             if not isinstance(getattr(self, name), bool):
                 raise InvalidOptionError(name, f"must be True or False, got {getattr(self, name)!r}")
         if self.method is not None:
-            from contactcp.solvers.registry import methods_for
-
-            known = sorted(set(methods_for(FrictionContactProblem)) | set(methods_for(LCP)))
+            known = sorted(
+                set(methods_for(FrictionContactProblem))
+                | set(methods_for(GlobalFrictionContactProblem))
+                | set(methods_for(LCP))
+            )
             if self.method not in known:
                 raise UnknownMethodError(self.method, "a step's problem (friction cone or LCP)", known)
 
@@ -137,25 +142,55 @@ class StepRecord:
         return self.status is Status.SOLVED
 
 
-def _solve_impulses(W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, scheme: Scheme, r0: Any) -> Result:
-    if dim == 1:
-        return solve(LCP(W, q), scheme.method, tol=scheme.tol)
-    problem = FrictionContactProblem(W, q, mu)
+def _solve_impulses(
+    M: np.ndarray, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, mu: np.ndarray, d: int, scheme: Scheme, r0: Any
+) -> tuple[Result, np.ndarray | None, np.ndarray | None]:
+    """The step's impulse problem, certified: ``(result, v_{k+1}, r)`` (None when no point).
+
+    Three-dimensional contacts: the global problem ``M v = H r + M v_free``, ``u = H^T v + w``
+    (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
+    global semismooth Newton warm-started from ``r0``, else the default chain; the closer point
+    when neither is certified.  Frictionless ones: the LCP ``W r + H^T v_free + w``."""
+    if d == 1:
+        MinvH = sla.cho_solve(sla.cho_factor(M), Ha)
+        W = Ha.T @ MinvH
+        res = solve(LCP(0.5 * (W + W.T), Ha.T @ v_free + w), scheme.method, tol=scheme.tol)
+        if res.x is None:
+            return res, None, None
+        return res, v_free + MinvH @ res.x, res.x
+    problem = GlobalFrictionContactProblem(M, Ha, M @ v_free, w, mu, d)
     if scheme.method is not None:
-        return solve(problem, scheme.method, tol=scheme.tol)
-    if r0 is None:
-        return solve(problem, tol=scheme.tol)
-    warm = solve(problem, "newton", tol=scheme.tol, r0=r0, max_iter=30)
-    if warm.success:
-        return warm
-    cold = solve(problem, tol=scheme.tol)  # the default chain, from zero
+        res = solve(problem, scheme.method, tol=scheme.tol)
+    else:
+        res = _closer(solve(problem, "newton-global", tol=scheme.tol, r0=r0), problem, None, scheme.tol)
+    nv = M.shape[0]
+    if not res.success:
+        # q = w + H^T M^-1 f may cancel to rounding (two bodies falling together): relative to such
+        # a q the global form's rounding bound cannot be met, but the local form built from the
+        # same data can be certified (its q taken as given)
+        method = scheme.method if scheme.method in methods_for(FrictionContactProblem) else None
+        local = solve(problem.local(), method, tol=scheme.tol)
+        if local.success:
+            local.x = np.concatenate([problem.velocity(local.x), local.x])
+            local.message += " (certified on the local form: q is within rounding of zero)"
+            res = local
+    if res.x is None:
+        return res, None, None
+    return res, res.x[:nv], res.x[nv:]
+
+
+def _closer(res: Result, problem: Any, method: str | None, tol: float) -> Result:
+    """``res`` if certified, else the default chain's answer if certified or closer."""
+    if res.success:
+        return res
+    chain = solve(problem, method, tol=tol)  # the default chain, from zero
     if (
-        cold.success
-        or warm.residual is None
-        or (cold.residual is not None and cold.residual.value <= warm.residual.value)
+        chain.success
+        or res.residual is None
+        or (chain.residual is not None and chain.residual.value <= res.residual.value)
     ):
-        return cold
-    return warm  # neither certified: the closer point
+        return chain
+    return res  # neither certified: the closer point
 
 
 def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, slip_tol: float):
@@ -198,22 +233,19 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
     if active.any():
         cols = np.flatnonzero(np.repeat(active, d))
         Ha = C.H[:, cols]
-        MinvH = sla.cho_solve(chol, Ha)
-        W = Ha.T @ MinvH
-        W = 0.5 * (W + W.T)
-        qv = Ha.T @ v_free
-        qv[::d] -= _normal_targets(C.e, uk[:, 0], a, tau, u_imp, h, scheme)[active]
+        w = np.zeros(cols.size)
+        w[::d] = -_normal_targets(C.e, uk[:, 0], a, tau, u_imp, h, scheme)[active]
         keys = [k for k, on in zip(C.keys, active) if on]
         warm = [memory.get(k, (None, None))[0] for k in keys]
         r0 = None
-        if any(w is not None for w in warm) and d == 3:
-            r0 = np.concatenate([w if w is not None else np.zeros(d) for w in warm])
-        res = _solve_impulses(W, qv, C.mu[active], d, scheme, r0)
+        if any(x is not None for x in warm) and d == 3:
+            r0 = np.concatenate([x if x is not None else np.zeros(d) for x in warm])
+        res, v_end, r_act = _solve_impulses(M, Ha, v_free, w, C.mu[active], d, scheme, r0)
         status, iters, method = res.status, int(res.iterations), res.method
         residual = math.inf if res.residual is None else float(res.residual.value)
-        if res.x is not None:
-            r[active] = res.x.reshape(-1, d)
-            v1 = v_free + MinvH @ res.x
+        if v_end is not None:
+            r[active] = r_act.reshape(-1, d)
+            v1 = v_end
     step = h * (scheme.theta * v1 + (1.0 - scheme.theta) * v)
     q1 = system.integrate(q, step)
     u1 = (C.H.T @ v1).reshape(n, d)

@@ -1,0 +1,79 @@
+"""The semismooth Newton on the global form (``newton-global``): its Woodbury step, its certified
+answers on rank-deficient multibody problems, warm starts, and its options."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import contactcp as ccp
+from contactcp import InvalidOptionError, Status
+from contactcp.scenarios.piles import box_stack, sphere_pile
+from contactcp.solvers.cone.kernels import ac_phi_D
+from contactcp.solvers.cone.newton_global import _reduced_step, block_rho
+
+
+def _dense_W(p):
+    M = p.M.toarray()
+    H = p.H.toarray()
+    return H.T @ np.linalg.solve(M, H)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_woodbury_step_is_the_regularised_newton_step(seed):
+    """The step through the n_v x n_v system equals the dense solve of
+    (I - D + D rho (W + eps / rho I)) dr = -phi on the d n_c rows."""
+    p = box_stack(3, seed=seed)
+    rng = np.random.default_rng(seed)
+    W = _dense_W(p)
+    rho = block_rho(p, p.solver.solve_sparse(p.H).tocsr())
+    r = np.abs(rng.normal(size=p.w.size))
+    u = W @ r + p.q
+    phi, D = ac_phi_D(r, u, p.mu, rho, 3, True)
+    eps = 1e-3
+    n = p.w.size
+    Dfull = sp.block_diag(list(D)).toarray()
+    R = np.repeat(rho, 3)
+    J = np.eye(n) - Dfull + Dfull @ np.diag(R) @ (W + np.diag(eps / R))
+    expected = np.linalg.solve(J, -phi)
+    got = _reduced_step(p, sp.csr_matrix(p.H.T), D, rho, phi, eps)
+    assert np.abs(got - expected).max() <= 1e-9 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("gen, seed", [(box_stack, 0), (box_stack, 1), (sphere_pile, 0), (sphere_pile, 2)])
+def test_certifies_rank_deficient_multibody_problems(gen, seed):
+    p = gen(4, seed=seed) if gen is box_stack else gen(seed=seed)
+    W = _dense_W(p)
+    assert np.linalg.matrix_rank(W) < W.shape[0]  # many contacts on few bodies
+    res = ccp.solve(p, "newton-global", tol=1e-10)
+    assert res.status is Status.SOLVED, res.message
+    v, r = p.split(res.x)
+    # the test's own check: equilibrium, and Coulomb's law on u = H^T v + w
+    M, H = p.M.toarray(), p.H.toarray()
+    assert np.abs(M @ v - H @ r - p.f).max() <= 1e-12 * (np.abs(M) @ np.abs(v) + np.abs(H) @ np.abs(r)).max()
+    u = (H.T @ v + p.w).reshape(-1, 3)
+    R = r.reshape(-1, 3)
+    scale = np.linalg.norm(p.q)
+    assert np.all(R[:, 0] >= -1e-10 * scale)
+    assert np.all(np.hypot(R[:, 1], R[:, 2]) <= p.mu * R[:, 0] + 1e-9 * np.abs(R).max())
+    un = u[:, 0] + p.mu * np.hypot(u[:, 1], u[:, 2])  # De Saxcé's modified normal velocity
+    assert np.all(un >= -1e-9 * scale)
+    # complementarity in De Saxcé's form: r . (u + mu |u_T| e_N) = 0, contact by contact
+    comp = R[:, 0] * un + R[:, 1] * u[:, 1] + R[:, 2] * u[:, 2]
+    assert np.abs(comp).max() <= 1e-9 * scale * np.abs(R).max()
+
+
+def test_a_warm_start_at_the_answer_needs_no_iteration():
+    p = box_stack(4, seed=3)
+    first = ccp.solve(p, "newton-global", tol=1e-10)
+    assert first.success
+    _, r = p.split(first.x)
+    again = ccp.solve(p, "newton-global", tol=1e-10, r0=r)
+    assert again.success and again.iterations == 0
+
+
+def test_the_starting_reactions_must_have_the_reactions_length():
+    p = box_stack(2, seed=0)
+    with pytest.raises(InvalidOptionError, match="r0"):
+        ccp.solve(p, "newton-global", r0=np.zeros(p.size))  # (v, r)'s length, not r's
+    with pytest.raises(InvalidOptionError, match="eps"):
+        ccp.solve(p, "newton-global", eps=0.0)
