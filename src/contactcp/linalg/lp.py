@@ -41,30 +41,59 @@ class Farkas:
 
 _CLEAN_REL = 1e-12
 _BANNER_SHOWN = False
+#: threads of every HiGHS instance the package makes (see :func:`_new_highs`)
+_THREADS = 1
 
 
 def _new_highs() -> highspy.Highs:
-    """A quiet ``highspy.Highs``.  highspy prints a copyright banner on standard output when
-    the first instance is made, before ``output_flag`` can be set; that would break the CLI's
-    one-JSON-object output, so the first construction runs with file descriptor 1 pointed at
-    /dev/null."""
+    """A quiet ``highspy.Highs`` set to one thread (every instance the package makes is).
+
+    highspy prints a copyright banner on standard output when the first instance is made, before
+    ``output_flag`` can be set; that would break the CLI's one-JSON-object output, so the first
+    construction runs with file descriptor 1 pointed at /dev/null.
+
+    HiGHS runs all the instances of a process on one global task scheduler, made by the first
+    ``run`` with that instance's ``threads`` option (0, the default, means as many as the machine
+    offers), and refuses to run an instance that asks for another number (see :func:`run_highs`).
+    One thread everywhere keeps the package's own instances from refusing each other, and their
+    answers from depending on the machine."""
     global _BANNER_SHOWN
     if _BANNER_SHOWN:
-        return highspy.Highs()
-    import os
-    import sys
+        h = highspy.Highs()
+    else:
+        import os
+        import sys
 
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            h = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    _BANNER_SHOWN = True
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        _BANNER_SHOWN = True
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", _THREADS)
     return h
+
+
+def run_highs(h: highspy.Highs) -> highspy.HighsStatus:
+    """``h.run()``, run once more after resetting HiGHS's global thread scheduler when HiGHS
+    refused to start.
+
+    The scheduler is shared by every ``highspy.Highs`` of the process and keeps the number of
+    threads of the first run; a run whose ``threads`` option is another number (e.g. the package's
+    one thread after some other code ran HiGHS with the default on a machine with several cores)
+    ends at once with ``kError`` and model status ``kNotset``, having solved nothing.  Such a
+    refusal would otherwise read as "no solution" to the caller, making the answer depend on
+    what ran before in the process."""
+    status = h.run()
+    if status == highspy.HighsStatus.kError and h.getModelStatus() == _MS.kNotset:
+        highspy.Highs.resetGlobalScheduler(True)
+        status = h.run()
+    return status
 
 
 def clean(A: np.ndarray, b: np.ndarray, rel: float = _CLEAN_REL) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +140,6 @@ class Polyhedron:
         self.lps = 0
         self._fixed = np.zeros(self.n, dtype=bool)
         h = _new_highs()
-        h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
@@ -203,13 +231,13 @@ class Polyhedron:
         self._set_fixed(fixed)
         c = np.zeros(self.n) if c is None else np.asarray(c, dtype=float)
         self.h.changeColsCost(self.n, np.arange(self.n, dtype=np.int32), c)
-        self.h.run()
+        run_highs(self.h)
         self.lps += 1
         st = self.h.getModelStatus()
         if st != _MS.kOptimal and st != _MS.kInfeasible:
             # a lost warm start or numerical trouble: retry once from scratch
             self.h.clearSolver()
-            self.h.run()
+            run_highs(self.h)
             self.lps += 1
             st = self.h.getModelStatus()
         if st == _MS.kInfeasible:

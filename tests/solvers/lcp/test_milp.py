@@ -6,6 +6,7 @@ a ray), box and mixed problems, data scaled by powers of two far apart (exact, s
 solution stays exact), and infeasible problems, on which the method must not claim anything.
 """
 
+import highspy
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 import contactcp as ccp
 from contactcp import Status
+from contactcp.linalg.lp import Polyhedron
 from contactcp.solvers.lcp.milp import equilibrate_pow2
 from contactcp.solvers.lcp.polish import box_candidates, exact_box_point
 from support.oracles import box_violation, lcp_residual
@@ -159,3 +161,63 @@ def test_box_candidates_solve_the_right_support_to_the_last_bit():
     at_hi = ~at_lo & (Z_STAR == HI)
     first = next(box_candidates(p.M, p.q, LO, HI, at_lo, at_hi, np.zeros(9)))
     assert box_violation(p.M, p.q, LO, HI, first) <= 1e-15
+
+
+# The solver's answer must not depend on what ran before it in the process.  HiGHS runs every
+# instance on one global thread scheduler, made by the first run with that run's ``threads`` option,
+# and refuses (at once, solving nothing) an instance that asks for another number: the MILP (one
+# thread) then reported "no point within the big-M bounds" after any earlier LP of the package's
+# Polyhedron (default threads, i.e. the machine's cores), e.g. after a quasistatic test.
+
+
+def _fresh_highs_scheduler():
+    """Forget the scheduler of the earlier tests, so that the next run makes its own."""
+    highspy.Highs.resetGlobalScheduler(True)
+
+
+def _other_highs_run(threads: int) -> None:
+    """A HiGHS run by other code, with its own thread count, which makes the global scheduler."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", threads)
+    h.addVar(0.0, 1.0)
+    h.changeColCost(0, -1.0)
+    assert h.run() == highspy.HighsStatus.kOk
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+
+def _polyhedron_lp() -> None:
+    """An LP of the package's Polyhedron (the first HiGHS run of the quasistatic methods)."""
+    v = Polyhedron(np.array([[1.0, 1.0, -1.0]]), np.array([1.0])).minimize(np.array([1.0, 2.0, 0.0]))
+    np.testing.assert_array_equal(v.x, [1.0, 0.0, 0.0])
+
+
+_EARLIER_RUNS = {
+    "polyhedron": _polyhedron_lp,
+    "other_code_2_threads": lambda: _other_highs_run(2),  # the refusal on any machine, before the fix
+    "other_code_default_threads": lambda: _other_highs_run(0),
+}
+
+
+@pytest.mark.parametrize("first", sorted(_EARLIER_RUNS))
+def test_milp_answer_does_not_depend_on_an_earlier_highs_run(first):
+    _fresh_highs_scheduler()
+    _EARLIER_RUNS[first]()
+    p = nsd_box()
+    r = ccp.solve(p, "milp")
+    assert r.status is Status.SOLVED, r.message
+    assert box_violation(p.M, p.q, LO, HI, r.x) <= TOL
+    _polyhedron_lp()  # and the package's LPs still run after the MILP
+
+
+def test_quasistatic_solve_then_milp_in_one_process():
+    """The order of tests that showed it: a quasistatic problem (its LPs), then the MILP."""
+    from contactcp.scenarios.pang1994 import data_set
+    from contactcp.simulate.quasistatic import solve_quasistatic
+
+    _fresh_highs_scheduler()
+    assert solve_quasistatic(data_set(2), "enumerate").solutions
+    p = nsd_box()
+    r = ccp.solve(p, "milp")
+    assert r.status is Status.SOLVED, r.message
+    assert box_violation(p.M, p.q, LO, HI, r.x) <= TOL

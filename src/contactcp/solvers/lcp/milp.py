@@ -31,7 +31,7 @@ import numpy as np
 from scipy.sparse import coo_array, csr_array, hstack, identity, vstack
 
 from contactcp.errors import InvalidOptionError
-from contactcp.linalg.lp import _new_highs
+from contactcp.linalg.lp import _new_highs, run_highs
 from contactcp.problems import LCP, BoxLCP, MixedLCP
 from contactcp.result import Status
 from contactcp.solvers.lcp.polish import as_box, best_box_point, exact_box_point
@@ -44,7 +44,8 @@ BIG_M = (1e3, 1e6)
 #: supports solved in exact arithmetic when the polish falls short, up to this size
 _EXACT_N = 40
 #: HiGHS: quiet, no presolve (it declared feasible MILPs with small data infeasible), tight
-#: tolerances (a binary 1e-6 from its value lets a big-M bound leak), one thread (reproducible)
+#: tolerances (a binary 1e-6 from its value lets a big-M bound leak), one thread (reproducible; as
+#: every instance of :func:`~contactcp.linalg.lp._new_highs`, since they share HiGHS's scheduler)
 _HIGHS_OPTIONS = {
     "output_flag": False,
     "presolve": "off",
@@ -170,7 +171,7 @@ class _Search:
         """``(y, at_lower, at_upper)`` of a support not tried yet, or None (none within the bounds)."""
         n, h = self.n, self.h
         h.setOptionValue("time_limit", max(time_limit, 1e-3))
-        h.run()
+        run_highs(h)  # not h.run(): HiGHS refuses to start when another thread count came first
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         x = np.asarray(h.getSolution().col_value, dtype=float)
