@@ -152,5 +152,8 @@ def newton_global(
                 status, msg = Status.STATIONARY_NOT_SOLUTION, "line search failed repeatedly"
                 break
         r, u = r + t * dr, u + t * du
+    else:
+        if desaxce_residual(r, u, mu, d) / qscale <= tol:  # the last step landed within tol
+            status, msg = Status.SOLVED, "converged"
     v = problem.velocity(r)
     return Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
