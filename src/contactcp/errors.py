@@ -19,6 +19,7 @@ __all__ = [
     "SweepError",
     "SweepInterrupted",
     "InverseKinematicsError",
+    "MissingDependencyError",
 ]
 
 
@@ -122,3 +123,8 @@ class InverseKinematicsError(ContactCPError):
         self.q = q
         self.residual = residual
         super().__init__(message)
+
+
+class MissingDependencyError(ContactCPError, ImportError):
+    """An optional dependency a function needs is not installed; the message says which and how to
+    install it (e.g. ``pip install 'contactcp[viewer]'`` for the meshcat viewer)."""

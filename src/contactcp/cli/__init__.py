@@ -6,7 +6,7 @@ unexpected internal error occurred, 2 for bad input (a missing or unreadable
 file, bad data, a size that cannot fit in memory, bad options), 130 when
 interrupted.  Every error is one line on stderr, never a traceback (set
 ``CONTACTCP_DEBUG=1`` to see the traceback of an unexpected error).  Output
-files (``--out``, ``--picture``, ``reproduce --out``) appear only complete: a
+files (``--out``, ``--picture``, ``--plot``, ``--animate``, ``reproduce --out``) appear only complete: a
 failed or interrupted run leaves existing files as they were and no partial
 file behind.
 """

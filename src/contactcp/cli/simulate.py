@@ -1,8 +1,12 @@
-"""``contactcp simulate SCENE --duration T --dt H [--restitution E] [--out FILE.h5] [--json]``.
+"""``contactcp simulate SCENE --duration T --dt H [--restitution E] [--out FILE.h5] [--plot FILE.png]
+[--animate FILE.gif|FILE.html] [--json]`` and ``contactcp view TRAJ.h5 [--plot ...] [--animate ...]``.
 
 SCENE is a scene file (``.urdf``, MJCF ``.xml``, JSON; :mod:`contactcp.io.scene_files`) or the name
 of a verification scene (:data:`SCENES`).  The exit status is 0 when every step was certified, 1
-when some step was not (the run goes on; ``failed_steps`` counts them).
+when some step was not (the run goes on; ``failed_steps`` counts them).  ``--plot`` draws the
+positions, energy and contact modes (:func:`contactcp.plotting.trajectory.plot_trajectory`),
+``--animate`` the 3-D motion (:func:`contactcp.plotting.animation.animate_trajectory`); ``view``
+does the same from a trajectory file written by ``--out``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from contactcp.cli.output import finite_float, output_path, print_json
 
 __all__ = ["add_simulate_parser", "SCENES"]
 
-#: verification scenes by name (contactcp.scenarios.timestepping)
+#: verification scenes by name: (builder, keywords); "module:builder" for another module of
+#: contactcp.scenarios than contactcp.scenarios.timestepping
 SCENES = {
     "bouncing-ball": ("bouncing_ball", {}),
     "slope-stick": ("slope_box", {"mu": 0.5}),
@@ -24,6 +29,10 @@ SCENES = {
     "box-stack": ("box_stack", {}),
     "box-pile-25": ("box_pile", {"n": 25}),
     "box-pile-50": ("box_pile", {"n": 50}),
+    "puma-grasp": ("timestepping_robots:puma_grasp", {"mu": 0.4}),
+    "puma-grasp-slip": ("timestepping_robots:puma_grasp", {"mu": 0.1}),
+    "yashima-hand": ("timestepping_robots:yashima_hand", {"mu": 0.4, "tau1": 3.0, "tau2": 3.0}),
+    "yashima-hand-rs": ("timestepping_robots:yashima_hand", {"mu": 0.4, "tau1": 8.0, "tau2": 1.0}),
 }
 
 
@@ -44,16 +53,79 @@ def add_simulate_parser(sub) -> None:
     sm.add_argument("--out", metavar="FILE.h5", help="write the trajectory (HDF5)")
     sm.add_argument("--tol", type=finite_float, default=1e-10, help="each step's residual tolerance (default 1e-10)")
     sm.add_argument("--json", action="store_true", help="print one JSON object")
+    _picture_options(sm)
     sm.set_defaults(func=_cmd_simulate)
+
+    vw = sub.add_parser("view", help="summarise, plot or animate a trajectory file written by `simulate --out`")
+    vw.add_argument("trajectory", help="an HDF5 trajectory file (simulate --out)")
+    vw.add_argument("--json", action="store_true", help="print one JSON object")
+    _picture_options(vw)
+    vw.set_defaults(func=_cmd_view)
+
+
+def _picture_options(sp) -> None:
+    sp.add_argument("--plot", metavar="FILE.png", help="draw positions, energy and contact modes over time")
+    sp.add_argument("--animate", metavar="FILE.gif|FILE.html", help="write a 3-D animation of the motion")
+    sp.add_argument("--fps", type=finite_float, default=25.0, help="animation frames per second (default 25)")
+    sp.add_argument("--stride", type=int, default=None, help="animation: states per frame (default: real time)")
+
+
+def _check_pictures(args: argparse.Namespace) -> None:
+    from contactcp.cli.output import PICTURE_SUFFIXES
+    from contactcp.errors import InvalidOptionError
+
+    output_path(args.plot, "--plot", PICTURE_SUFFIXES)
+    if args.animate:
+        from contactcp.plotting.animation import ANIMATION_SUFFIXES
+
+        output_path(args.animate, "--animate", ANIMATION_SUFFIXES)
+    if not 0 < args.fps <= 1000:
+        raise InvalidOptionError("--fps", f"must be in (0, 1000], got {args.fps:g}")
+    if args.stride is not None and args.stride < 1:
+        raise InvalidOptionError("--stride", f"must be a positive integer, got {args.stride}")
+
+
+def _pictures(traj, args: argparse.Namespace) -> dict:
+    """Write the pictures asked for: ``{"plot": path, "animation": path, "frames": n}`` of those written."""
+    done: dict = {}
+    if args.plot:
+        import matplotlib.pyplot as plt
+
+        from contactcp.plotting.trajectory import plot_trajectory
+
+        plt.close(plot_trajectory(traj, args.plot))
+        done["plot"] = args.plot
+    if args.animate:
+        from contactcp.plotting.animation import animate_trajectory
+
+        done["frames"] = animate_trajectory(traj, args.animate, fps=args.fps, stride=args.stride)
+        done["animation"] = args.animate
+    return done
+
+
+def _report(traj, args: argparse.Namespace, done: dict, extra: str = "") -> None:
+    if args.json:
+        print_json({**traj.to_dict(), **done})
+        return
+    print(traj.summary())
+    if extra:
+        print(extra)
+    if "plot" in done:
+        print(f"  plot written to {done['plot']}")
+    if "animation" in done:
+        print(f"  animation ({done['frames']} frames) written to {done['animation']}")
 
 
 def _scene(name: str):
     if name in SCENES and not Path(name).exists():
+        import importlib
+
         from contactcp.models.scene import DEFAULT_MARGIN
-        from contactcp.scenarios import timestepping
 
         builder, kwargs = SCENES[name]
-        return getattr(timestepping, builder)(**kwargs), DEFAULT_MARGIN
+        module, _, builder = builder.rpartition(":")
+        scenarios = importlib.import_module(f"contactcp.scenarios.{module or 'timestepping'}")
+        return getattr(scenarios, builder)(**kwargs), DEFAULT_MARGIN
     from contactcp.errors import InvalidProblemError
     from contactcp.io.scene_files import load_scene
 
@@ -84,6 +156,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from contactcp.simulate.stepping import simulate
 
     output_path(args.out, "--out", (".h5", ".hdf5"))
+    _check_pictures(args)
     scene, margin = _scene(args.scene)
     margin = margin if args.margin is None else args.margin
     progress = _Progress() if sys.stderr.isatty() else None
@@ -92,10 +165,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     )
     if args.out:
         traj.to_hdf5(args.out)
-    if args.json:
-        print_json(traj.to_dict())
-    else:
-        print(traj.summary())
-        if args.out:
-            print(f"  trajectory written to {args.out}")
+    _report(traj, args, _pictures(traj, args), f"  trajectory written to {args.out}" if args.out else "")
     return 0 if traj.success else 1
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from contactcp.simulate.stepping import Trajectory
+
+    _check_pictures(args)
+    traj = Trajectory.from_hdf5(args.trajectory)
+    _report(traj, args, _pictures(traj, args))
+    return 0  # the file was read and drawn (its own status is in the summary)

@@ -25,6 +25,7 @@ from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.scene.detect import DEFAULT_MARGIN
 from contactcp.models.scene.scene import Scene
 from contactcp.result import Status
+from contactcp.simulate.stepping.bodyshapes import scene_shapes
 from contactcp.simulate.stepping.moreau_jean import Scheme, advance
 from contactcp.simulate.stepping.systems import LinearSystem, SceneSystem
 from contactcp.simulate.stepping.trajectory import Trajectory
@@ -143,6 +144,7 @@ def simulate(
         steps,
         wall,
         stopped,
+        scene_shapes(system.scene) if isinstance(system, SceneSystem) else [],
     )
 
 

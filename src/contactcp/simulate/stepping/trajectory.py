@@ -6,7 +6,9 @@
 :class:`~contactcp.simulate.stepping.moreau_jean.StepRecord`).  ``status`` is ``SOLVED`` when every
 step's problems were certified, else the status of the first step that was not (the run goes on
 from that step's best point unless it was asked to stop, and the step is counted in
-``failed_steps``: never silently accepted).  :meth:`Trajectory.to_hdf5` writes it all atomically.
+``failed_steps``: never silently accepted).  :meth:`Trajectory.to_hdf5` writes it all atomically,
+with the bodies' collision shapes (``shapes``, :mod:`~contactcp.simulate.stepping.bodyshapes`) so that
+the file alone can be drawn; :meth:`Trajectory.from_hdf5` reads it back.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from contactcp._files import atomic_hdf5
 from contactcp._version import __version__
 from contactcp.result import Status
 from contactcp.simulate.result import PipelineResult
+from contactcp.simulate.stepping.bodyshapes import BodyShape, write_shapes
 from contactcp.simulate.stepping.moreau_jean import MODES, Scheme, StepRecord
 
 __all__ = ["Trajectory"]
@@ -43,6 +46,8 @@ class Trajectory(PipelineResult):
     steps: list[StepRecord] = field(default_factory=list)
     wall_time: float = 0.0
     stopped: bool = False
+    #: the bodies' collision shapes (:class:`~contactcp.simulate.stepping.bodyshapes.BodyShape`), for pictures
+    shapes: list[BodyShape] = field(default_factory=list)
 
     # ------------------------------------------------------------------ the result protocol
     @property
@@ -146,6 +151,14 @@ class Trajectory(PipelineResult):
         gives the rows ``offset[k]:offset[k + 1]`` of step ``k`` in the ``contacts`` datasets)."""
         atomic_hdf5(path, self._fill)
 
+    @classmethod
+    def from_hdf5(cls, path: str | os.PathLike) -> Trajectory:
+        """A trajectory read back from a file of :meth:`to_hdf5`
+        (:func:`~contactcp.simulate.stepping.trajectory_file.read_trajectory`)."""
+        from contactcp.simulate.stepping.trajectory_file import read_trajectory
+
+        return read_trajectory(path)
+
     def _fill(self, h5: Any) -> None:
         import h5py
 
@@ -153,6 +166,7 @@ class Trajectory(PipelineResult):
         offset = np.cumsum([0] + [len(s.keys) for s in steps])
         text = h5py.string_dtype()
         h5.attrs.update({"name": self.name, "dt": self.dt, "status": self.status.name, "contactcp": __version__})
+        h5.attrs.update({"wall_time": self.wall_time, "stopped": self.stopped})
         h5.attrs.update({f"scheme.{k}": ("" if v is None else v) for k, v in vars(self.scheme).items()})
         for key in ("t", "q", "v", "body_pos", "body_quat", "energy"):
             h5.create_dataset(key, data=getattr(self, key))
@@ -184,3 +198,4 @@ class Trajectory(PipelineResult):
         ):
             parts = [np.asarray(getattr(s, key)).reshape((-1, *shape)) for s in steps]
             c.create_dataset(key, data=np.concatenate(parts) if parts else np.zeros((0, *shape)))
+        write_shapes(h5, self.shapes)
