@@ -1,0 +1,65 @@
+"""contactcp's Moreau–Jean stepper as a benchmark peer.
+
+The scene is rebuilt by contactcp itself (``spec["factory"]``); one step is
+:func:`contactcp.simulate.stepping.advance` with the default :class:`~contactcp.simulate.stepping.Scheme`
+and a memory carried from step to step, the loop of :func:`contactcp.simulate.stepping.simulate`
+without its trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs two
+tiny scenes so that the numba kernels are compiled or loaded from their cache before the timing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from contactcp._version import __version__
+from contactcp.models.scene.scene import WORLD
+from contactcp.scenarios import timestepping as ts
+from contactcp.simulate.stepping import SceneSystem, Scheme, advance, simulate
+
+
+class Peer:
+    """See the module docstring."""
+
+    def __init__(self, spec: dict, setting: str, dt: float):
+        simulate(ts.box_stack(2), 0.003, dt)  # warm-up: friction cones, LCPs, projection
+        simulate(ts.bouncing_ball(), 0.5, 0.01)
+        scene = getattr(ts, spec["factory"])(**spec["kwargs"])
+        self.system = SceneSystem(scene)
+        self.scheme = Scheme()
+        self.q, self.v = self.system.initial_state()
+        self.dt, self.t, self.memory, self.record = dt, 0.0, {}, None
+        self.slices = [scene.joint(b).v for b in self.system.body_names]
+        self.info = {"version": __version__, "scheme": repr(self.scheme)}
+
+    def step(self) -> None:
+        with np.errstate(all="ignore"):
+            self.q, self.v, self.record = advance(
+                self.system, self.t, self.q, self.v, self.dt, self.scheme, self.memory
+            )
+        self.t += self.dt
+
+    def state(self):
+        pos, quat = self.system.poses(self.q)
+        lin, ang = np.zeros_like(pos), np.zeros_like(pos)
+        for i, s in enumerate(self.slices):
+            R = pin.Quaternion(*quat[i]).toRotationMatrix()  # (w, x, y, z)
+            lin[i], ang[i] = R @ self.v[s][:3], R @ self.v[s][3:]
+        return pos, quat, lin, ang
+
+    def contacts(self) -> int:
+        """The active contacts of the last step (those in its impulse problem)."""
+        return int(np.count_nonzero(self.record.active))
+
+    def failed(self) -> bool:
+        return not self.record.success
+
+    def ground_force(self) -> float | None:
+        r = self.record
+        if r is None:
+            return None
+        z = 0.0
+        for j, (a, b) in enumerate(r.bodies):
+            if WORLD in (a, b):
+                z += (1.0 if b == WORLD else -1.0) * r.impulse_world[j, 2]
+        return float(z / self.dt)
