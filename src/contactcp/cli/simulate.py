@@ -52,6 +52,13 @@ def add_simulate_parser(sub) -> None:
     )
     sm.add_argument("--out", metavar="FILE.h5", help="write the trajectory (HDF5)")
     sm.add_argument("--tol", type=finite_float, default=1e-10, help="each step's residual tolerance (default 1e-10)")
+    sm.add_argument(
+        "--friction",
+        choices=("cone", "pyramid"),
+        default="cone",
+        help="Coulomb's cone (exact, default) or the Stewart-Trinkle pyramid LCP by Lemke",
+    )
+    sm.add_argument("--pyramid-edges", type=int, default=8, help="edges of the friction pyramid (default 8)")
     sm.add_argument("--json", action="store_true", help="print one JSON object")
     _picture_options(sm)
     sm.set_defaults(func=_cmd_simulate)
@@ -161,7 +168,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     margin = margin if args.margin is None else args.margin
     progress = _Progress() if sys.stderr.isatty() else None
     traj = simulate(
-        scene, args.duration, args.dt, restitution=args.restitution, margin=margin, tol=args.tol, progress=progress
+        scene,
+        args.duration,
+        args.dt,
+        restitution=args.restitution,
+        margin=margin,
+        tol=args.tol,
+        friction=args.friction,
+        pyramid_edges=args.pyramid_edges,
+        progress=progress,
     )
     if args.out:
         traj.to_hdf5(args.out)

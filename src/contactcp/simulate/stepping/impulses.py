@@ -17,7 +17,7 @@ from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContac
 from contactcp.result import Result
 from contactcp.solvers.registry import methods_for, solve
 
-__all__ = ["solve_impulses", "LOCAL_UP_TO"]
+__all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO"]
 
 
 #: up to this many impulse unknowns (``d n_c``) a step's problem is posed in local form with a dense
@@ -46,6 +46,8 @@ def solve_impulses(
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
     global semismooth Newton warm-started from ``r0``, else the default chain.  The closer point
     when nothing is certified."""
+    if d == 3 and scheme.friction == "pyramid":
+        return solve_pyramid(chol, Ha, v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
     if d == 1 or (Ha.shape[1] <= LOCAL_UP_TO and not global_only):
         return _solve_local(chol, Ha, v_free, w, mu, d, scheme, r0)
@@ -101,3 +103,49 @@ def _closer(res: Result, problem: Any, method: str | None, tol: float) -> Result
     ):
         return chain
     return res  # neither certified: the closer point
+
+
+def pyramid_directions(k: int) -> np.ndarray:
+    """``(k, 2)``: the friction pyramid's edge directions ``(cos, sin)`` of ``2 pi j / k`` in each
+    contact's tangent plane (axes ``t``, ``o``)."""
+    a = 2.0 * np.pi * np.arange(k) / k
+    return np.column_stack([np.cos(a), np.sin(a)])
+
+
+def solve_pyramid(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, mu: np.ndarray, scheme: Any):
+    """The step with Coulomb's cone replaced by the pyramid of ``k = scheme.pyramid_edges`` edges:
+    Stewart & Trinkle (1996), Anitescu & Potra (1997).  With ``H_N`` the normal columns, ``H_D`` the
+    ``k`` edge columns of each contact and ``e`` a block of ones, the LCP in ``(lambda, beta, gamma)``
+
+        ``0 <= lambda _|_ H_N^T v + w_N >= 0``,
+        ``0 <= beta   _|_ H_D^T v + e gamma >= 0``,
+        ``0 <= gamma  _|_ mu lambda - e^T beta >= 0``,   ``v = v_free + M^-1 (H_N lambda + H_D beta)``,
+
+    solved by the LCP default chain (Lemke first) and certified as an LCP.  The impulse in the
+    contact frame is ``(lambda, sum_j beta_j cos_j, sum_j beta_j sin_j)``."""
+    from contactcp.problems import LCP
+
+    k = int(scheme.pyramid_edges)
+    n_c = Ha.shape[1] // 3
+    dirs = pyramid_directions(k)
+    Hn = Ha[:, 0::3]
+    HD = np.einsum("vcj,kj->vck", Ha.reshape(-1, n_c, 3)[:, :, 1:], dirs).reshape(Ha.shape[0], n_c * k)
+    G = np.hstack([Hn, HD])
+    MinvG = sla.cho_solve(chol, G)
+    A = G.T @ MinvG
+    A = 0.5 * (A + A.T)
+    E = np.kron(np.eye(n_c), np.ones((k, 1)))  # (k n_c, n_c)
+    m = n_c * (k + 2)
+    Mlcp = np.zeros((m, m))
+    nb = n_c * (k + 1)
+    Mlcp[:nb, :nb] = A
+    Mlcp[n_c:nb, nb:] = E
+    Mlcp[nb:, :n_c] = np.diag(mu)
+    Mlcp[nb:, n_c:nb] = -E.T
+    q = np.concatenate([Hn.T @ v_free + w[0::3], HD.T @ v_free, np.zeros(n_c)])
+    res = solve(LCP(Mlcp, q), scheme.method, tol=scheme.tol)
+    if res.x is None:
+        return res, None, None
+    lam, beta = res.x[:n_c], res.x[n_c:nb].reshape(n_c, k)
+    r = np.column_stack([lam, beta @ dirs]).reshape(-1)
+    return res, v_free + MinvG @ res.x[:nb], r

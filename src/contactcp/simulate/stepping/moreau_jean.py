@@ -71,7 +71,10 @@ SEPARATED, STICKING, SLIDING, CLOSED = range(4)
 class Scheme:
     """The scheme's parameters (module docstring).  ``tol`` is the step problem's tolerance (its own
     relative residual); ``slip_tol`` (m/s) the tangential speed above which a closed contact slides;
-    ``method`` a solver method for every step (None: warm-started Newton, then the default chain)."""
+    ``method`` a solver method for every step (None: warm-started Newton, then the default chain).
+    ``friction="pyramid"`` replaces Coulomb's cone by the inscribed pyramid of ``pyramid_edges``
+    directions, the Stewart–Trinkle / Anitescu–Potra LCP solved by Lemke
+    (:func:`~contactcp.simulate.stepping.impulses.solve_pyramid`); the default ``"cone"`` is exact."""
 
     theta: float = 0.5
     gamma: float | None = 1.0
@@ -82,6 +85,8 @@ class Scheme:
     tol: float = 1e-10
     slip_tol: float = 1e-9
     method: str | None = None
+    friction: str = "cone"
+    pyramid_edges: int = 8
 
     @classmethod
     def siconos(cls, **changes: Any) -> Scheme:
@@ -106,6 +111,11 @@ class Scheme:
         tol = number(self.tol, "tol")
         if not 0 < tol < 1:
             raise InvalidOptionError("tol", f"must be in (0, 1), got {self.tol!r}")
+        if self.friction not in ("cone", "pyramid"):
+            raise InvalidOptionError("friction", f"must be 'cone' or 'pyramid', got {self.friction!r}")
+        edges = self.pyramid_edges
+        if isinstance(edges, bool) or not isinstance(edges, (int, np.integer)) or not 3 <= edges <= 64:
+            raise InvalidOptionError("pyramid_edges", f"must be an integer in [3, 64], got {edges!r}")
         for name in ("projection", "impact_timing"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidOptionError(name, f"must be True or False, got {getattr(self, name)!r}")
