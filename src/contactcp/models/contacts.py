@@ -11,7 +11,7 @@ import numpy as np
 from contactcp._validate import number, real_array, vector
 from contactcp.errors import InvalidProblemError
 
-__all__ = ["Contact", "Ground", "Link", "Body", "contact_frame"]
+__all__ = ["Contact", "Ground", "Link", "Body", "contact_frame", "contact_frames"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,22 @@ def contact_frame(normal: np.ndarray, tangent: np.ndarray | None = None) -> np.n
     t = tangent - (tangent @ n) * n
     t = t / np.linalg.norm(t)
     return np.column_stack([n, t, cross3(n, t)])
+
+
+def contact_frames(normals: np.ndarray) -> np.ndarray:
+    """:func:`contact_frame` of each row of ``normals`` (``(n, 3)`` -> ``(n, 3, 3)``), the same
+    arithmetic in the same order, so the frames are bit for bit those of :func:`contact_frame`."""
+    N = np.asarray(normals, dtype=float).reshape(-1, 3)
+    s = np.sqrt(N[:, 0] * N[:, 0] + N[:, 1] * N[:, 1] + N[:, 2] * N[:, 2])
+    a, b, c = N[:, 0] / s, N[:, 1] / s, N[:, 2] / s
+    k = np.argmin(np.abs(np.column_stack([a, b, c])), axis=1)
+    zero = np.zeros_like(a)
+    T = np.stack([np.stack([zero, c, -b], 1), np.stack([-c, zero, a], 1), np.stack([b, -a, zero], 1)], 1)
+    t = T[np.arange(len(k)), k]
+    s = np.sqrt(t[:, 0] * t[:, 0] + t[:, 1] * t[:, 1] + t[:, 2] * t[:, 2])
+    t0, t1, t2 = t[:, 0] / s, t[:, 1] / s, t[:, 2] / s
+    o = np.stack([b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0], 1)
+    return np.stack([np.stack([a, b, c], 1), np.stack([t0, t1, t2], 1), o], 2)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import pinocchio as pin
 
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError
-from contactcp.models.contacts import contact_frame
+from contactcp.models.contacts import contact_frame, contact_frames
 from contactcp.models.scene.scene import Scene
 
 __all__ = ["SceneContact", "detect", "collision_pairs", "DEFAULT_MARGIN"]
@@ -46,11 +46,15 @@ class SceneContact:
     normal: np.ndarray
     gap: float
     mu: float
-    #: ``[n, t, o]`` as columns (world frame; ``t``, ``o`` chosen from ``n``), built once
-    frame: np.ndarray = field(init=False, repr=False, compare=False)
+    _frame: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "frame", contact_frame(self.normal))
+    @property
+    def frame(self) -> np.ndarray:
+        """``[n, t, o]`` as columns (world frame; ``t``, ``o`` chosen from ``n``), built once, when
+        first asked (:func:`detect` builds all of a query's at once)."""
+        if self._frame is None:
+            object.__setattr__(self, "_frame", contact_frame(self.normal))
+        return self._frame
 
 
 def _parent_bodies(model: pin.Model) -> dict[int, int]:
@@ -206,4 +210,7 @@ def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
         for j, p in enumerate(points):
             label = f"{names[0]}/{names[1]}" + (f"#{j + 1}" if len(points) > 1 else "")
             out.append(SceneContact(label, bodies, (i, k), p.copy(), normal.copy(), gap, mu))
+    if out:
+        for c, F in zip(out, contact_frames(np.array([c.normal for c in out]))):
+            object.__setattr__(c, "_frame", F)
     return out
