@@ -30,7 +30,7 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
     ),
     "timestepping": (
         "contactcp.experiments.timestepping",
-        "the time stepper on its verification scenes: Siconos' bouncing ball, slopes, rolling, a stack",
+        "the time stepper on its verification scenes: Siconos' ball, slopes, rolling, stack, piles, robots",
     ),
     "lcp_families": (
         "contactcp.experiments.lcp_families",

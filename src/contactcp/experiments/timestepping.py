@@ -3,8 +3,12 @@
 Writes ``timestepping.md`` and ``table.csv``: Siconos' ``BouncingBallTS.ref`` (if found: the
 environment variable ``CONTACTCP_BOUNCING_REF``, else ``../shared/timestepping/`` from the working
 folder) with ``Scheme.siconos()``; the bouncing ball's apexes, rest time, penetration and energy at
-``h`` = 1, 5 and 10 ms; a box on a 20° slope sticking (``mu = 0.5``) and sliding (``mu = 0.3``) in
-slope directions 0-90°; a rolling ball; a stack of five boxes.
+``h`` = 1, 5 and 10 ms; a box on a 20° slope sticking (``mu = 0.5``, 10 s) and sliding
+(``mu = 0.3``) in slope directions 0-90° by 5°; a rolling ball; a stack of five boxes for 60 s
+(overlap, drift, ground force); piles of 25 and 50 boxes (ten seeds: failed steps, and a rerun
+compared bit for bit); the robot scenes (:mod:`~contactcp.experiments.timestepping_robots`).
+Quick: fewer directions, shorter runs, one pile.  Speed is the benchmark's
+(``benchmarks/timestepping.py``), not claimed here.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from contactcp.experiments.timestepping_robots import robot_rows
 from contactcp.scenarios import timestepping as ts
 from contactcp.simulate.stepping import Scheme, simulate
 
@@ -68,7 +73,7 @@ def _ball(rows: list[dict], quick: bool) -> None:
 
 def _slopes(rows: list[dict], quick: bool) -> None:
     T = 1.0 if quick else 10.0
-    for direction in (0.0, 45.0, 90.0) if quick else tuple(range(0, 91, 15)):
+    for direction in (0.0, 45.0, 90.0) if quick else tuple(range(0, 91, 5)):
         stick = simulate(ts.slope_box(0.5, 20.0, direction), T, H)
         p = stick.body("box")[0]
         tag = f"slope-stick dir={direction:g}"
@@ -99,9 +104,12 @@ def _rolling_and_stack(rows: list[dict], quick: bool) -> None:
     rows.append(
         {"scene": "rolling-sphere", "quantity": "distance: relative error", "value": abs(x / exact - 1), "goal": "-"}
     )
-    T = 0.5 if quick else 5.0
+    T = 0.5 if quick else 60.0
     traj = simulate(ts.box_stack(5), T, H)
     pos = traj.body_pos
+    overlap = max((max(0.0, -float(s.gap[s.active].min(initial=0.0))) for s in traj.steps), default=0.0)
+    rows.append({"scene": f"box-stack 5, {T:g} s", "quantity": "overlap (m)", "value": overlap, "goal": "<= 1e-6"})
+    rows.append({"scene": f"box-stack 5, {T:g} s", "quantity": "failed steps", "value": traj.failed_steps, "goal": "0"})
     rows.append(
         {
             "scene": f"box-stack 5, {T:g} s",
@@ -119,12 +127,40 @@ def _rolling_and_stack(rows: list[dict], quick: bool) -> None:
     )
 
 
+def _piles(rows: list[dict], quick: bool) -> None:
+    """Seeded piles: failed steps, and a rerun of the first seed compared bit for bit."""
+    T = 0.1 if quick else 0.5
+    cases = [(25, 0)] if quick else [(25, 0)] + [(50, seed) for seed in range(10)]
+    first = None
+    for n, seed in cases:
+        traj = simulate(ts.box_pile(n, seed=seed), T, H)
+        tag = f"box-pile {n} seed {seed}, {T:g} s"
+        rows.append({"scene": tag, "quantity": "failed steps", "value": traj.failed_steps, "goal": "0"})
+        active = max((int(s.active.sum()) for s in traj.steps), default=0)
+        rows.append({"scene": tag, "quantity": "most active contacts in a step", "value": active, "goal": "-"})
+        if first is None:
+            first = (n, seed, traj)
+    n, seed, traj = first
+    again = simulate(ts.box_pile(n, seed=seed), T, H)
+    same = np.array_equal(traj.q, again.q) and np.array_equal(traj.v, again.v)
+    rows.append(
+        {
+            "scene": f"box-pile {n} seed {seed}, {T:g} s",
+            "quantity": "rerun: states that differ bit for bit",
+            "value": 0 if same else int(np.count_nonzero((traj.q != again.q).any(axis=1))),
+            "goal": "0",
+        }
+    )
+
+
 def run(out_dir: Path, quick: bool) -> list[Path]:
     rows: list[dict] = []
     _siconos(rows)
     _ball(rows, quick)
     _slopes(rows, quick)
     _rolling_and_stack(rows, quick)
+    _piles(rows, quick)
+    rows += robot_rows(quick)
     csv_path = out_dir / "table.csv"
     with csv_path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["scene", "quantity", "value", "goal"])
