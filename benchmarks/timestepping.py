@@ -13,7 +13,13 @@ friction, restitution, initial poses and velocities read from contactcp's scene)
 4. ``stack``: five stacked cubes, 5 s (quick: 1 s): overlap, sideways drift of the top box, ground
    force against 5 m g;
 5. ``pile25``, ``pile50``: ``box_pile(n, seed=0)``, 0.5 s (quick: 0.1 s; contactcp: ``--pile-duration``,
-   stopped after ``--pile-budget`` CPU seconds): CPU per step, contacts, failed steps.
+   stopped after ``--pile-budget`` CPU seconds): CPU per step, contacts, failed steps;
+6. ``grasp``: Buffo & Maciel's three PUMA-560 fingers holding a sphere
+   (``contactcp.scenarios.timestepping_robots.puma_grasp(mu=0.4)``, equilibrium efforts), held 1 s
+   (quick: 0.2 s): CPU per step, real-time factor (simulated time / wall time of the steps; the
+   goal: >= 10), the sphere's displacement, failed steps.  MuJoCo loads the same MJCF (two
+   inertias per finger made physical and the sphere added: ``tsbench/peer_mujoco.py``); Drake, PyBullet and
+   Siconos are not run (no model of this robot built for them).
 
 Each (simulator, setting, scene) runs in its own process (``_ts_worker.py``; Siconos under Debian's
 python3) with one thread and a time limit; CPU time (``time.process_time``) is taken around the
@@ -46,7 +52,7 @@ sys.path.insert(0, str(HERE))
 
 import report  # noqa: E402  (benchmarks/report.py)
 from tsbench import metrics, render, runner  # noqa: E402
-from tsbench.spec import scene_spec  # noqa: E402
+from tsbench.spec import grasp_spec, scene_spec  # noqa: E402
 
 H = 1e-3
 SLOPE = 20.0
@@ -71,23 +77,33 @@ BALL = [
     ("siconos", "linear"),
     ("siconos", "bullet"),
 ]
+GRASP = [("contactcp", "default"), ("mujoco", "pyramidal"), ("mujoco", "elliptic")]
+#: the peers the grasp does not run, and why
+GRASP_NOT_RUN = {
+    ("drake", "default"): "no model of the PUMA fingers and the grasp built for Drake",
+    ("pybullet", "default"): "no model of the PUMA fingers and the grasp built for PyBullet",
+    ("siconos", "bullet"): "no model of the PUMA fingers and the grasp built for Siconos",
+}
+SCENES = ["stick", "slide", "ball", "stack", "pile25", "pile50", "grasp"]
 
 
 def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="short runs, two slope directions")
-    ap.add_argument("--scenes", nargs="+", default=["stick", "slide", "ball", "stack", "pile25", "pile50"])
+    ap.add_argument("--scenes", nargs="+", default=SCENES, choices=SCENES)
     ap.add_argument("--peers", nargs="+", default=["contactcp", "mujoco", "drake", "pybullet", "siconos"])
     ap.add_argument("--stack-duration", type=float, default=None, help="seconds (default 5, quick 1)")
     ap.add_argument("--pile-duration", type=float, default=None, help="the peers' pile runs (default 0.5, quick 0.1)")
     ap.add_argument("--ccp-pile-duration", type=float, default=None, help="contactcp's (default 0.5, quick 0.05)")
     ap.add_argument("--pile-budget", type=float, default=None, help="contactcp's CPU s per pile (600, quick 60)")
+    ap.add_argument("--grasp-duration", type=float, default=None, help="seconds (default 1, quick 0.2)")
     ap.add_argument("--budget", type=float, default=900.0, help="CPU seconds of stepping per run")
     ap.add_argument("--startup", type=float, default=300.0, help="wall seconds a worker may add (imports, JIT)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "timestepping.md")
     args = ap.parse_args(argv)
     q = args.quick
     args.stack_duration = args.stack_duration or (1.0 if q else 5.0)
+    args.grasp_duration = args.grasp_duration or (0.2 if q else 1.0)
     args.pile_duration = args.pile_duration or (0.1 if q else 0.5)
     args.ccp_pile_duration = args.ccp_pile_duration or (0.05 if q else 0.5)
     args.pile_budget = args.pile_budget or (60.0 if q else 600.0)
@@ -98,7 +114,7 @@ def plan(args) -> list[dict]:
     """Every run: scene key, variant, contactcp factory and arguments, peer, setting, dt, duration, budget."""
     runs = []
 
-    def add(scene, variant, factory, kwargs, pairs, duration, dt=H, budget=args.budget):
+    def add(scene, variant, factory, kwargs, pairs, duration, dt=H, budget=args.budget, skip=None):
         for peer, setting in pairs:
             if peer in args.peers:
                 runs.append(
@@ -112,6 +128,7 @@ def plan(args) -> list[dict]:
                         dt=dt,
                         duration=duration,
                         budget=budget,
+                        skip=(skip or {}).get((peer, setting)),
                     )
                 )
 
@@ -143,6 +160,9 @@ def plan(args) -> list[dict]:
                 args.ccp_pile_duration,
                 budget=args.pile_budget,
             )
+    if "grasp" in args.scenes:
+        pairs = GRASP + list(GRASP_NOT_RUN)
+        add("grasp", "mu = 0.4", "puma_grasp", {"mu": 0.4}, pairs, args.grasp_duration, skip=GRASP_NOT_RUN)
     return runs
 
 
@@ -158,6 +178,8 @@ def measure(run: dict, rec: dict, spec: dict) -> dict:
         return metrics.ball(rec, dt, spec, math.sqrt(2.0 * h0 / metrics.G) * (1.0 + 2.0 * e / (1.0 - e)))
     if kind == "stack":
         return metrics.stack(rec, spec)
+    if kind == "grasp":
+        return metrics.grasp(rec, dt)
     return metrics.pile(rec)
 
 
@@ -166,14 +188,19 @@ def main(argv=None) -> int:
     args = parse(argv)
     load_start, started = report.loadavg(), time.time()
     runs = plan(args)
-    missing = {p: runner.available(p, SRC) for p in sorted({r["peer"] for r in runs})}
+    missing = {p: runner.available(p, SRC) for p in sorted({r["peer"] for r in runs if not r["skip"]})}
     specs: dict = {}
     results = []
     with tempfile.TemporaryDirectory(prefix="ts_bench_") as td:
         for i, run in enumerate(runs):
             key = (run["factory"], tuple(sorted(run["kwargs"].items())))
-            spec = specs.setdefault(key, scene_spec(run["factory"], **run["kwargs"]))
-            if missing[run["peer"]]:
+            if key not in specs:
+                make = grasp_spec if run["scene"] == "grasp" else scene_spec
+                specs[key] = make(run["factory"], **run["kwargs"])
+            spec = specs[key]
+            if run["skip"]:
+                rec = {"status": "NOT RUN", "note": run["skip"], "meta": {}}
+            elif missing[run["peer"]]:
                 rec = {"status": "UNAVAILABLE", "note": missing[run["peer"]], "meta": {}}
             else:
                 job = {k: run[k] for k in ("peer", "setting", "dt", "duration", "budget")}

@@ -6,8 +6,9 @@ frames), ``contacts()`` (the contacts of the last step), ``failed()`` (whether t
 last step failed), ``ground_force()`` (the vertical force of the floor on the bodies at the last
 step, N, or None) and ``info`` (a dict of what it ran).  A step that raises ends the run with the
 steps done so far (``meta["stopped"]`` says why).  The loop records the state after every step
-and times the ``step()`` calls only, in CPU time (``time.process_time``), stopping early when their
-sum passes ``budget`` seconds.
+and times the ``step()`` calls only, in CPU time (``time.process_time``; also their wall time,
+``time.perf_counter``, for the real-time factor), stopping early when their CPU sum passes ``budget``
+seconds.
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ def run(peer, steps: int, budget: float) -> dict:
     for key, value in zip(("pos", "quat", "lin", "ang"), (pos, quat, lin, ang)):
         out[key][0] = value
     contacts = np.zeros(steps, dtype=np.int64)
-    cpu, failed, done, stopped = 0.0, 0, 0, None
+    cpu, wall, failed, done, stopped = 0.0, 0.0, 0, 0, None
     for k in range(steps):
-        start = time.process_time()
+        start, wall_start = time.process_time(), time.perf_counter()
         try:
             peer.step()
         except Exception as exc:  # noqa: BLE001 - a simulator giving up is a result: the steps done are kept
             stopped = f"stopped at step {k + 1}: {type(exc).__name__}: {str(exc)[:200]}"
             break
         cpu += time.process_time() - start
+        wall += time.perf_counter() - wall_start
         for key, value in zip(("pos", "quat", "lin", "ang"), peer.state()):
             out[key][k + 1] = value
         contacts[k] = peer.contacts()
@@ -44,7 +46,7 @@ def run(peer, steps: int, budget: float) -> dict:
     for key in ("pos", "quat", "lin", "ang"):
         out[key] = out[key][: done + 1]
     out["contacts"] = contacts[:done]
-    out["meta"] = {"cpu": cpu, "steps": done, "failed_steps": failed, "ground_force": peer.ground_force()}
+    out["meta"] = {"cpu": cpu, "wall": wall, "steps": done, "failed_steps": failed, "ground_force": peer.ground_force()}
     if stopped:
         out["meta"]["stopped"] = stopped
     return out

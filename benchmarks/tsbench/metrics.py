@@ -130,3 +130,22 @@ def pile(rec: dict) -> dict:
         "contacts_max": int(c.max()) if len(c) else 0,
         "min_z": float(rec["pos"][:, :, 2].min()),
     }
+
+
+def grasp(rec: dict, dt: float) -> dict:
+    """The held sphere: its largest displacement from the start and at the end, its speed over the
+    last step, contacts per step, and the real-time factor (simulated time / wall time of the steps)."""
+    p = rec["pos"][:, 0]
+    d = np.linalg.norm(p - p[0], axis=1)
+    meta, c = rec["meta"], rec["contacts"]
+    return {
+        "disp": float(d.max()),
+        "disp_end": float(d[-1]),
+        "speed": _end_speed3(p, dt),
+        "contacts": float(c.mean()) if len(c) else math.nan,
+        "rtf": meta["steps"] * dt / meta["wall"] if meta.get("wall") else math.nan,
+    }
+
+
+def _end_speed3(p: np.ndarray, dt: float) -> float:
+    return float(np.linalg.norm(p[-1] - p[-2]) / dt) if len(p) > 1 else math.nan

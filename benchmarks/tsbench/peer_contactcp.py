@@ -1,18 +1,24 @@
 """contactcp's Moreau–Jean stepper as a benchmark peer.
 
-The scene is rebuilt by contactcp itself (``spec["factory"]``); one step is
+The scene is rebuilt by contactcp itself (``spec["factory"]`` of ``contactcp.scenarios.timestepping``,
+or of ``spec["module"]``, with ``spec["margin"]`` when given: the grasp); one step is
 :func:`contactcp.simulate.stepping.advance` with the default :class:`~contactcp.simulate.stepping.Scheme`
 and a memory carried from step to step, the loop of :func:`contactcp.simulate.stepping.simulate`
 without its trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs two
-tiny scenes so that the numba kernels are compiled or loaded from their cache before the timing.
+tiny scenes (and three steps of the grasp itself) so that the numba kernels are compiled or loaded
+from their cache before the timing.  The state recorded is that of the spec's bodies (the grasp:
+the sphere only).
 """
 
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 import pinocchio as pin
 
 from contactcp._version import __version__
+from contactcp.models.scene.detect import DEFAULT_MARGIN
 from contactcp.models.scene.scene import WORLD
 from contactcp.scenarios import timestepping as ts
 from contactcp.simulate.stepping import SceneSystem, Scheme, advance, simulate
@@ -24,12 +30,18 @@ class Peer:
     def __init__(self, spec: dict, setting: str, dt: float):
         simulate(ts.box_stack(2), 0.003, dt)  # warm-up: friction cones, LCPs, projection
         simulate(ts.bouncing_ball(), 0.5, 0.01)
-        scene = getattr(ts, spec["factory"])(**spec["kwargs"])
-        self.system = SceneSystem(scene)
+        module = importlib.import_module(f"contactcp.scenarios.{spec['module']}") if "module" in spec else ts
+        margin = spec.get("margin", DEFAULT_MARGIN)
+        if "module" in spec:  # the grasp: its sphere-sphere contacts and robot joints
+            simulate(getattr(module, spec["factory"])(**spec["kwargs"]), 3 * dt, dt, margin=margin)
+        scene = getattr(module, spec["factory"])(**spec["kwargs"])
+        self.system = SceneSystem(scene, margin)
         self.scheme = Scheme()
         self.q, self.v = self.system.initial_state()
         self.dt, self.t, self.memory, self.record = dt, 0.0, {}, None
-        self.slices = [scene.joint(b).v for b in self.system.body_names]
+        names = [b["name"] for b in spec["bodies"]]
+        self.index = [self.system.body_names.index(b) for b in names]
+        self.slices = [scene.joint(b).v for b in names]
         self.info = {"version": __version__, "scheme": repr(self.scheme)}
 
     def step(self) -> None:
@@ -41,6 +53,7 @@ class Peer:
 
     def state(self):
         pos, quat = self.system.poses(self.q)
+        pos, quat = pos[self.index], quat[self.index]
         lin, ang = np.zeros_like(pos), np.zeros_like(pos)
         for i, s in enumerate(self.slices):
             R = pin.Quaternion(*quat[i]).toRotationMatrix()  # (w, x, y, z)

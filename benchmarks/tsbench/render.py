@@ -181,7 +181,7 @@ def document(args, results: list[dict], missing: dict, load_start: str, wall: fl
         lines += [
             "",
             "Quick mode: 1 s on the sticking slope (two directions), a 4 s ball (no time to rest: it needs "
-            "8.58 s), a 1 s stack, 0.1 s piles (contactcp 0.05 s).",
+            "8.58 s), a 1 s stack, 0.1 s piles (contactcp 0.05 s), a 0.2 s grasp.",
         ]
     lines += _stick(results, bases)
     rows = [
@@ -274,4 +274,51 @@ def document(args, results: list[dict], missing: dict, load_start: str, wall: fl
                 rows,
                 bases,
             )
+    lines += _grasp(by("grasp"), bases)
     return lines
+
+
+#: the issue's goal for the grasp: real-time factor at h = 1 ms
+GRASP_RTF_GOAL = 10.0
+
+
+def _grasp(results: list[dict], bases: dict) -> list[str]:
+    """The three-finger grasp's table (module docstring of benchmarks/timestepping.py)."""
+    if not results:
+        return []
+    rows = []
+    for r in results:
+        m = r["m"]
+        rtf = fmt(m.get("rtf"))
+        if r["run"]["peer"] == "contactcp" and r["status"] == "OK":
+            rtf += f" (goal ≥ {GRASP_RTF_GOAL:g}: {'met' if m['rtf'] >= GRASP_RTF_GOAL else 'not met'})"
+        values = [m.get("disp"), m.get("disp_end"), m.get("speed"), m.get("contacts"), rtf]
+        rows.append((r, values + [r["meta"].get("failed_steps")]))
+    T = results[0]["run"]["duration"]
+    mj = next((r["meta"]["info"] for r in results if r["run"]["peer"] == "mujoco" and r["meta"].get("info")), None)
+    check = (
+        f" MuJoCo's gravity torques at the grasp's q differ from pinocchio's by at most "
+        f"{fmt(mj.get('gravity_mismatch'))} N m; inertias changed: {', '.join(mj.get('inertia_fixed', []))}."
+        if mj
+        else ""
+    )
+    return _table(
+        "6. Three-finger grasp (Buffo & Maciel's three PUMA-560 fingers holding a sphere, mu = 0.4)",
+        f"{T:g} s at h = 1 ms from rest, under constant joint efforts that hold the grasp in static "
+        "equilibrium (`timestepping_robots.grasp_equilibrium`, squeeze 20 N; sphere 1 kg, radius 0.15 m). "
+        "Displacement: the sphere's centre from its start (largest, and at the end); speed: over the "
+        "last step. Real-time factor: simulated time / wall time of the step calls (the issue's goal for "
+        "contactcp: ≥ 10 at h = 1 ms). MuJoCo loads the same `puma3_fingers.xml` with the efforts in "
+        "`qfrc_applied`, `condim` 3, default solref/solimp; two link inertias per finger that MuJoCo rejects are made "
+        "physical (`tsbench/peer_mujoco.py`)." + check,
+        [
+            "max displacement (m)",
+            "at the end (m)",
+            "speed at the end (m/s)",
+            "contacts/step",
+            "real-time factor",
+            "failed steps",
+        ],
+        rows,
+        bases,
+    )
