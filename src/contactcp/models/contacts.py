@@ -58,6 +58,8 @@ def contact_frame(normal: np.ndarray, tangent: np.ndarray | None = None) -> np.n
     if tangent is None:  # scalar arithmetic: the time stepper builds a frame per contact and step
         a, b, c = (float(x) for x in normal)
         s = math.sqrt(a * a + b * b + c * c)
+        if not (0.0 < s < math.inf):
+            raise InvalidProblemError("normal", f"must be a finite nonzero 3-vector of moderate size, got {normal!r}")
         a, b, c = a / s, b / s, c / s
         k = min(range(3), key=lambda i: (abs((a, b, c)[i]), i))  # n x e_k, e_k the axis n is least along
         t = ((0.0, c, -b), (-c, 0.0, a), (b, -a, 0.0))[k]

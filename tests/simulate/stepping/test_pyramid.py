@@ -52,3 +52,11 @@ def test_sliding_along_an_edge_is_coulombs_and_between_edges_the_polygons():
 def test_bad_pyramid_options_name_their_field(field, value):
     with pytest.raises(InvalidOptionError, match=field):
         Scheme(**{field: value})
+
+
+def test_frictionless_contacts_take_no_edges_and_lemke_solves_them():
+    traj = simulate(slope_box(0.0, 20.0, 0.0), 0.1, 1e-3, friction="pyramid")
+    assert traj.failed_steps == 0
+    assert all(s.method.startswith("lemke") for s in traj.steps if s.method != "free")
+    expected = G * math.sin(SLOPE) * 0.1  # no friction: g sin(theta) t
+    assert abs(np.linalg.norm(traj.v[-1][:3]) / expected - 1) <= 1e-9

@@ -42,7 +42,8 @@ def solve_impulses(
 
     Up to :data:`LOCAL_UP_TO` unknowns, and for frictionless contacts, the local form (an LCP, or
     :class:`~contactcp.problems.FrictionContactProblem` by Newton warm-started from ``r0``, else
-    the default chain).  Above, the global problem ``M v = H r + M v_free``, ``u = H^T v + w``
+    the default chain).  Above, the global problem in the velocity change ``dv = v - v_free``,
+    ``M dv = H r``, ``u = H^T dv + (H^T v_free + w)``
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
     global semismooth Newton warm-started from ``r0``, else the default chain.  The closer point
     when nothing is certified."""
@@ -51,25 +52,19 @@ def solve_impulses(
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
     if d == 1 or (Ha.shape[1] <= LOCAL_UP_TO and not global_only):
         return _solve_local(chol, Ha, v_free, w, mu, d, scheme, r0)
-    problem = GlobalFrictionContactProblem(M, Ha, M @ v_free, w, mu, d)
+    # the velocity change dv = v_{k+1} - v_free: M dv = H r, u = H^T dv + (H^T v_free + w); the
+    # constant H^T v_free + w is the local form's q, taken as given as there (posed with v itself,
+    # q = w + H^T M^-1 (M v_free) would be formed again, and a q that cancels to rounding, two
+    # bodies falling together, could not be certified relative to itself)
+    problem = GlobalFrictionContactProblem(M, Ha, np.zeros(M.shape[0]), Ha.T @ v_free + w, mu, d)
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:
         res = _closer(solve(problem, "newton-global", tol=scheme.tol, r0=r0), problem, None, scheme.tol)
-    nv = M.shape[0]
-    if not res.success:
-        # q = w + H^T M^-1 f may cancel to rounding (two bodies falling together): relative to such
-        # a q the global form's rounding bound cannot be met, but the local form built from the
-        # same data can be certified (its q taken as given)
-        method = scheme.method if scheme.method in methods_for(FrictionContactProblem) else None
-        local = solve(problem.local(), method, tol=scheme.tol)
-        if local.success:
-            local.x = np.concatenate([problem.velocity(local.x), local.x])
-            local.message += " (certified on the local form: q is within rounding of zero)"
-            res = local
     if res.x is None:
         return res, None, None
-    return res, res.x[:nv], res.x[nv:]
+    nv = M.shape[0]
+    return res, v_free + res.x[:nv], res.x[nv:]
 
 
 def _solve_local(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, mu: np.ndarray, d: int, scheme, r0):
@@ -128,24 +123,26 @@ def solve_pyramid(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, 
     k = int(scheme.pyramid_edges)
     n_c = Ha.shape[1] // 3
     dirs = pyramid_directions(k)
+    fric = np.flatnonzero(mu > 0)  # a frictionless contact has no edges (its beta and gamma are 0)
+    nf = fric.size
     Hn = Ha[:, 0::3]
-    HD = np.einsum("vcj,kj->vck", Ha.reshape(-1, n_c, 3)[:, :, 1:], dirs).reshape(Ha.shape[0], n_c * k)
+    HD = np.einsum("vcj,kj->vck", Ha.reshape(-1, n_c, 3)[:, fric, 1:], dirs).reshape(Ha.shape[0], nf * k)
     G = np.hstack([Hn, HD])
     MinvG = sla.cho_solve(chol, G)
     A = G.T @ MinvG
     A = 0.5 * (A + A.T)
-    E = np.kron(np.eye(n_c), np.ones((k, 1)))  # (k n_c, n_c)
-    m = n_c * (k + 2)
-    Mlcp = np.zeros((m, m))
-    nb = n_c * (k + 1)
+    E = np.kron(np.eye(nf), np.ones((k, 1)))  # (k n_f, n_f)
+    nb = n_c + nf * k
+    Mlcp = np.zeros((nb + nf, nb + nf))
     Mlcp[:nb, :nb] = A
     Mlcp[n_c:nb, nb:] = E
-    Mlcp[nb:, :n_c] = np.diag(mu)
+    Mlcp[nb:, fric] = np.diag(mu[fric])
     Mlcp[nb:, n_c:nb] = -E.T
-    q = np.concatenate([Hn.T @ v_free + w[0::3], HD.T @ v_free, np.zeros(n_c)])
+    q = np.concatenate([Hn.T @ v_free + w[0::3], HD.T @ v_free, np.zeros(nf)])
     res = solve(LCP(Mlcp, q), scheme.method, tol=scheme.tol)
     if res.x is None:
         return res, None, None
-    lam, beta = res.x[:n_c], res.x[n_c:nb].reshape(n_c, k)
-    r = np.column_stack([lam, beta @ dirs]).reshape(-1)
-    return res, v_free + MinvG @ res.x[:nb], r
+    R = np.zeros((n_c, 3))
+    R[:, 0] = res.x[:n_c]
+    R[fric, 1:] = res.x[n_c:nb].reshape(nf, k) @ dirs
+    return res, v_free + MinvG @ res.x[:nb], R.reshape(-1)

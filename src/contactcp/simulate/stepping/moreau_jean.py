@@ -17,11 +17,15 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    taken at the impact and the forces act on the rest of the step (else the law ignores gravity
    during the step, an error of ``g h`` in the rebound speed, 0.26 % of a ball's apex at
    ``h = 1 ms``).  Coulomb's law with the friction cone in De Saxcé's form for three-dimensional
-   contacts, posed in global form (:class:`~contactcp.problems.GlobalFrictionContactProblem`:
-   ``M v = H r + M v_free``, ``u = H^T v + w``, ``w = -u*`` in the normal rows; ``W`` is never
-   formed), solved by the global semismooth Newton warm-started from the last step's impulses
-   (:mod:`contactcp.solvers.cone.newton_global`), else the default chain, and certified by
-   :func:`contactcp.solve` with the global problem's residual; an LCP for frictionless contacts.
+   contacts (or the friction pyramid, an LCP, with ``friction="pyramid"``), an LCP for
+   frictionless ones, solved and certified by :func:`contactcp.solve`
+   (:func:`~contactcp.simulate.stepping.impulses.solve_impulses`): up to 60 unknowns in local form
+   (:class:`~contactcp.problems.FrictionContactProblem`, warm-started Newton, else the default
+   chain); above in global form in the velocity change ``dv = v_{k+1} - v_free``
+   (:class:`~contactcp.problems.GlobalFrictionContactProblem`: ``M dv = H r``,
+   ``u' = H^T dv + q``; ``W`` is never formed), by the global semismooth Newton warm-started from
+   the last step's impulses (:mod:`contactcp.solvers.cone.newton_global`), else the default chain,
+   certified with the global problem's own residual.
 4. ``q_{k+1} = q_k (+) h (theta v_{k+1} + (1 - theta) v_k)`` (a Lie-group step for free bodies),
    and ``v_{k+1}``, computed in the tangent space at ``q_k``, is carried to the one at ``q_{k+1}``
    (a free body's twist is in its own axes, which the step turned).
@@ -56,10 +60,12 @@ from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
 
-#: the projection's LCP is certified to this relative residual (each row against its own scale, the
-#: gaps' scale: 1e-8 of a micrometre's correction).  Its matrix ``H_N^T M^-1 H_N`` is singular in a
-#: pile (141 normals on 150 velocities); there interior point stops at 2.3e-10 and Lemke's basis is
-#: ill-conditioned, while the gaps need no more than this
+#: the position projection's problem is certified to ``max(tol, PROJECTION_TOL)``: up to 20
+#: contacts as the LCP in ``W_N`` (each row against its own scale, the gaps' scale: 1e-8 of a
+#: micrometre's correction), above as the frictionless global problem (its Coulomb measure relative
+#: to the 2-norm of the gaps' shortfall).  ``W_N`` is singular in a pile (141 normals on 150
+#: velocities): there interior point stopped at 2.3e-10, Lemke's basis is ill-conditioned, and the
+#: gaps need no more than this
 PROJECTION_TOL = 1e-8
 
 #: contact modes, by code
@@ -72,6 +78,7 @@ class Scheme:
     """The scheme's parameters (module docstring).  ``tol`` is the step problem's tolerance (its own
     relative residual); ``slip_tol`` (m/s) the tangential speed above which a closed contact slides;
     ``method`` a solver method for every step (None: warm-started Newton, then the default chain).
+    The position projection's problem is certified to ``max(tol, 1e-8)`` (:data:`PROJECTION_TOL`).
     ``friction="pyramid"`` replaces Coulomb's cone by the inscribed pyramid of ``pyramid_edges``
     directions, the Stewart–Trinkle / Anitescu–Potra LCP solved by Lemke
     (:func:`~contactcp.simulate.stepping.impulses.solve_pyramid`); the default ``"cone"`` is exact."""
@@ -127,6 +134,21 @@ class Scheme:
             )
             if self.method not in known:
                 raise UnknownMethodError(self.method, "a step's problem (friction cone or LCP)", known)
+            if self.friction == "pyramid":
+                self.check_method(3)
+
+    def check_method(self, dim: int) -> None:
+        """``method`` must apply to the problem a step poses: an LCP for frictionless contacts
+        (``dim`` 1) and for the pyramid, a friction-cone problem (local or global) otherwise."""
+        if self.method is None:
+            return
+        if dim == 1 or self.friction == "pyramid":
+            known, what = sorted(methods_for(LCP)), "an LCP (frictionless contacts, or the friction pyramid)"
+        else:
+            known = sorted(set(methods_for(FrictionContactProblem)) | set(methods_for(GlobalFrictionContactProblem)))
+            what = "a friction-cone problem (local or global form)"
+        if self.method not in known:
+            raise UnknownMethodError(self.method, what, known)
 
 
 @dataclass

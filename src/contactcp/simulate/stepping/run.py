@@ -97,6 +97,7 @@ def simulate(
         )
     if progress is not None and not callable(progress):
         raise InvalidOptionError("progress", "must be a callable (k, n)")
+    scheme.check_method(system.dim)
     q, v = system.initial_state()
     nb = len(system.body_names)
     # the arrays and one record of a few contacts per step

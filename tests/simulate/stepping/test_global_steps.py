@@ -1,0 +1,98 @@
+"""Steps posed in global form (more than LOCAL_UP_TO impulse unknowns): certified by the global
+problem's residual, also when the step's q cancels to rounding; and the pieces they rest on
+(vectorised free-body Jacobian columns, contact frames)."""
+
+import numpy as np
+import pytest
+
+from contactcp.models.contacts import contact_frame, contact_frames
+from contactcp.models.scene import Scene
+from contactcp.models.scene import dynamics as dyn
+from contactcp.models.scene.detect import detect
+from contactcp.scenarios.timestepping import G, box_pile, box_stack
+from contactcp.simulate.stepping import simulate
+from contactcp.simulate.stepping.impulses import LOCAL_UP_TO
+
+
+def _coulomb_violation(step) -> float:
+    """The test's own check of each active contact's impulse and end velocity: the cone, the
+    dual cone of De Saxcé's velocity and their complementarity, relative to the step's scale."""
+    r, u = step.impulse[step.active], step.velocity[step.active]
+    mu = 0.5
+    scale = max(np.abs(r).max(), 1e-300) * max(np.abs(u).max(), 1e-3)
+    cone = np.maximum(np.hypot(r[:, 1], r[:, 2]) - mu * r[:, 0], 0).max() / np.abs(r).max()
+    un = u[:, 0] + mu * np.hypot(u[:, 1], u[:, 2])
+    comp = np.abs(r[:, 0] * un + r[:, 1] * u[:, 1] + r[:, 2] * u[:, 2]).max() / scale
+    return float(max(cone, comp, np.maximum(-r[:, 0], 0).max() / np.abs(r).max()))
+
+
+def test_a_stack_of_seven_takes_the_global_form_and_stands():
+    scene = box_stack(7)
+    traj = simulate(scene, 0.05, 1e-3)
+    assert traj.failed_steps == 0
+    assert all(s.method == "newton-global" for s in traj.steps)
+    assert all(3 * int(s.active.sum()) > LOCAL_UP_TO for s in traj.steps)
+    assert max(_coulomb_violation(s) for s in traj.steps) <= 1e-9
+    pos = traj.body_pos
+    assert np.abs(pos - pos[0]).max() <= 1e-9
+    last = traj.steps[-1]
+    ground = [i for i, b in enumerate(last.bodies) if b[1] == "world"]
+    assert abs(last.impulse_world[ground, 2].sum() / 1e-3 / (7 * G) - 1) <= 1e-9
+
+
+def test_boxes_falling_together_are_certified_although_their_q_cancels():
+    """Seven boxes stacked in the air: each step's q = H^T v_free is rounding only (the boxes fall
+    alike); posed in the velocity change it is the local q itself, and the global form certifies it."""
+    scene = Scene(name="falling")
+    scene.gravity = [0.0, 0.0, -G]
+    for i in range(7):
+        scene.add_body(f"b{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0, 0, 1 + 0.1 * i]}, friction=0.5)
+    traj = simulate(scene, 0.02, 1e-3)
+    assert traj.failed_steps == 0
+    assert {s.method for s in traj.steps} == {"newton-global"}
+    z = traj.body_pos[-1, :, 2] - traj.body_pos[0, :, 2]
+    assert np.allclose(z, z[0], atol=1e-12)  # they stay stacked
+    assert np.allclose(traj.v[-1][2::6], traj.v[-1][2], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_free_body_jacobian_columns_equal_pinocchios_point_jacobians(seed):
+    scene = box_pile(12, seed=seed)
+    rng = np.random.default_rng(seed)
+    scene.q = scene.q.copy()
+    for k in range(12):  # bring the boxes down together so that they touch each other
+        scene.q[7 * k + 2] *= 0.52
+    scene.v = rng.normal(size=scene.model.nv)
+    found = detect(scene, 0.05)
+    assert len(found) > 20 and any(c.bodies[1] != "world" for c in found)
+    fast, _ = dyn.contact_jacobian(scene, found)
+    full, _ = dyn.contact_jacobian(scene, found, accelerations=True)  # pinocchio's point Jacobians
+    assert np.abs(fast - full).max() <= 1e-14 * np.abs(full).max()
+
+
+def test_contact_frames_are_bit_for_bit_contact_frame():
+    rng = np.random.default_rng(7)
+    normals = np.vstack([rng.normal(size=(2000, 3)), np.eye(3), -np.eye(3), [[1, 1, 0], [1, 1, 1], [0, 2, 2]]])
+    frames = contact_frames(normals)
+    assert all(np.array_equal(frames[i], contact_frame(normals[i])) for i in range(len(normals)))
+    eye = np.einsum("nji,njk->nik", frames, frames)
+    assert np.abs(eye - np.eye(3)).max() <= 8 * np.finfo(float).eps
+    assert np.allclose(np.linalg.det(frames), 1.0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "options, system",
+    [
+        ({"method": "newton-global"}, "ball"),  # frictionless: an LCP
+        ({"method": "lemke"}, "box"),  # the cone: not an LCP method
+        ({"friction": "pyramid", "method": "newton"}, "box"),  # the pyramid: an LCP
+        ({"method": "no-such-method"}, "box"),
+    ],
+)
+def test_a_method_that_does_not_fit_the_steps_problem_is_refused_before_the_run(options, system):
+    from contactcp import UnknownMethodError
+    from contactcp.scenarios.timestepping import siconos_ball, slope_box
+
+    scene = siconos_ball() if system == "ball" else slope_box(0.5)
+    with pytest.raises(UnknownMethodError, match=options["method"]):
+        simulate(scene, 0.01, 1e-3, **options)
