@@ -290,3 +290,41 @@ def test_exact_row_value_beyond_the_float_range_is_infinite():
     assert nearest == np.inf and value == Fraction(1e308) ** 2 * 2
     nearest, _, _ = exact_row(-big, big, 0.0, np.array([np.inf, np.inf]))
     assert nearest == -np.inf
+
+
+def _pressed_body(violation: float = 0.0):
+    """One contact on a light body pressed hard: W = 2^-20 I, r* = (600, 100, 0) sticking (u = 0),
+    q = -W r* exactly; ``violation`` moves u_N off zero by that fraction of ||q||."""
+    W = np.eye(3) * 2.0**-20
+    r = np.array([600.0, 100.0, 0.0])
+    q = -W @ r
+    q[0] += violation * np.linalg.norm(q)
+    return ccp.FrictionContactProblem(W, q, 0.5), r
+
+
+def test_coulomb_rounding_allowance_is_replaced_by_an_exact_evaluation():
+    # the float measure's rounding allowance grows with ||r|| = 608 against ||q|| = 5.8e-4: alone it
+    # exceeds 1e-9; evaluated exactly the natural map of this exact solution is zero
+    problem, r = _pressed_body()
+    assert problem.residual(r).natural == 0.0
+    assert problem.residual(r).value > 1e-9
+    res = ccp.solve(problem, tol=1e-9)
+    assert res.status is Status.SOLVED
+    np.testing.assert_array_equal(res.x, r)
+    assert res.residual.value < 1e-30  # the decimal allowance, 1e-45 of the data
+
+
+@pytest.mark.parametrize("violation", [2e-9, 1e-6])
+def test_exact_coulomb_evaluation_still_sees_a_real_violation(violation):
+    # u_N = violation * ||q|| > 0 at r*: the natural map's normal part is that much, which the exact
+    # evaluation reports (an upper bound, tight to 1e-45) and the certificate refuses at tol 1e-9
+    from contactcp.problems._exact_coulomb import exact_measure
+
+    problem, r = _pressed_body(violation)
+    value = exact_measure(problem.W, problem.q, problem.mu, 3, r)
+    u_n = Fraction(float(problem.q[0])) + Fraction(2.0**-20) * 600
+    exact = abs(u_n) / Fraction(float(np.linalg.norm(problem.q)))
+    assert float(exact) <= value <= float(exact) * (1 + 1e-12) + 1e-30
+    assert value > 1e-9
+    refined = problem._refine(r, problem.residual(r), 1e-9)
+    assert refined.value >= float(exact)

@@ -33,6 +33,7 @@ from contactcp._validate import integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
 from contactcp.problems._coulomb import coulomb_measure
+from contactcp.problems._exact_coulomb import exact_measure
 from contactcp.result import Residual
 
 __all__ = ["FrictionContactProblem", "project_cones", "cone_violation"]
@@ -149,7 +150,12 @@ class FrictionContactProblem(Problem):
         return r - project_cones(r - desaxce(u, self.mu, self.dim), self.mu, self.dim)
 
     def residual(self, r: Any) -> Residual:
-        """Siconos' error measure: ``||natural map||_2 / ||q||_2`` (``/1`` if q = 0)."""
+        """Siconos' error measure: ``||natural map||_2 / ||q||_2`` (``/1`` if q = 0).
+
+        The value is an upper bound: the natural map evaluated in floating point plus a bound of what
+        rounding can change in it, which grows with ``||r||`` and with the terms of ``W r``.  When
+        that allowance alone puts a point above the tolerance, :func:`contactcp.solve` evaluates the
+        measure again with ``u = W r + q`` exact and the map in 60-digit decimals (:meth:`_refine`)."""
         return self._certify(self._point(r, "r"), None)[0]
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
@@ -179,6 +185,15 @@ class FrictionContactProblem(Problem):
             0.0,
             _ldexp(nq, k) if nq > 0.0 else 1.0,
         ), u
+
+    def _refine(self, x: np.ndarray, residual: Residual, tol: float) -> Residual:
+        """``residual`` with its value evaluated exactly (:func:`~._exact_coulomb.exact_measure`) when
+        its rounding allowance, not the natural map itself, puts it above ``tol``."""
+        if not (residual.value > tol and residual.scale > 0 and residual.natural / residual.scale <= tol):
+            return residual
+        r = np.asarray(x, dtype=float).reshape(-1)
+        value = exact_measure(self.W, self.q, self.mu, self.dim, r)
+        return residual if value is None or not value < residual.value else residual._replace(value=value)
 
     def __repr__(self) -> str:
         return f"FrictionContactProblem(n_c={self.n_c}, dim={self.dim}, {'sparse' if self.sparse else 'dense'})"

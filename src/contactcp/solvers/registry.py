@@ -539,6 +539,9 @@ def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float)
     x = raw.x
     if x is not None:
         residual, w = problem._certify(x, w)
+        refine = getattr(problem, "_refine", None)
+        if refine is not None and residual.value > tol:
+            residual = refine(x, residual, tol)
         if not math.isfinite(residual.value):
             status = Status.NUMERICAL_FAILURE
             message = (message + "; " if message else "") + "the answer contains non-finite values"
