@@ -370,3 +370,37 @@ def test_badly_scaled_rows_are_equilibrated():
     A, b = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-1.0, 1.0])
     plain = ccp.solve(ccp.MixedNCP(lambda x: A @ x + b, None, 2, 0, jac_F=lambda x: A), method="merit")
     assert plain.success and not plain.stats["rows_equilibrated"]  # rows within 2^8: left as they are
+
+
+def test_a_run_that_ends_outside_tol_is_polished():
+    # the fuzz's MixedNCP:planted:193 (F, G = K x + k + c x[pi]^3): trf's run ended at a point of
+    # residual 2e-9 (its monitor had judged the unclipped point); the polish at the run's end, tried
+    # whatever was tried before, lands on the planted solution (0, 0, 0, 4, 4) exactly
+    K = np.array([[23, 3, 8, -4, -4], [3, 15, 16, 0, 16], [8, 16, 25, 2, 22], [-4, 0, 2, 21, 0], [-4, 16, 22, 0, 34]])
+    k = np.array([37, -58, -224, -84, -136])
+    c = np.array([0, 0, 2, 2, 0])
+    pi = np.array([2, 0, 4, 0, 0])
+
+    def full(x):
+        return K @ x + k + c * x[pi] ** 3
+
+    def jac(x):
+        J = K.astype(float)
+        J[np.arange(5), pi] += 3.0 * c * x[pi] ** 2
+        return J
+
+    problem = ccp.MixedNCP(
+        lambda x: full(x)[:3],
+        lambda x: full(x)[3:],
+        3,
+        2,
+        jac_F=lambda x: jac(x)[:3],
+        jac_G=lambda x: jac(x)[3:],
+        scale=224.0,
+    )
+    res = ccp.solve(problem, method="merit", tol=1e-9)
+    assert res.status is Status.SOLVED
+    assert res.stats["polished"]
+    np.testing.assert_array_equal(res.x, [0.0, 0.0, 0.0, 4.0, 4.0])
+    unpolished = ccp.solve(problem, method="merit", tol=1e-9, polish=False)
+    assert unpolished.residual.value > res.residual.value

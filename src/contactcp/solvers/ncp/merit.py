@@ -265,11 +265,14 @@ def merit(
             # machine L-BFGS-B ran 20x slower with two OpenBLAS threads than with one)
             with _one_blas_thread():
                 run = run_backend(merit_, y0, mon)
-            if polish and run.ending != "solved" and mon.try_polish(np.clip(run.y, merit_.lb, merit_.ub)):
+            _finish(model, merit_, run)
+            # by the residual, not the backend's ending: a run the monitor stopped as solved can end
+            # a hair outside tol once the point is clipped to the box
+            if polish and run.residual > tol and mon.try_polish(run.y, final=True):
                 run.y, run.polished = mon.y, True
                 run.note += "; then the active-set polish"
+                _finish(model, merit_, run)
             attempts += mon.attempts
-            _finish(model, merit_, run)
         return run
 
     runs = [one_run(_start(model, x_start, z_start))]

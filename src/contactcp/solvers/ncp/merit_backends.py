@@ -72,7 +72,13 @@ class _Monitor:
         if nit >= self.max_iter:
             self._halt("limit", y)
 
-    def try_polish(self, y: np.ndarray, require_repeat: bool = False) -> bool:
+    def try_polish(self, y: np.ndarray, require_repeat: bool = False, final: bool = False) -> bool:
+        """The active-set polish (:func:`_polish`) from ``y``; True when it passed the residual test.
+
+        During a run it is tried when the guess ``{u > z}`` repeats, once per guess unless the merit
+        value fell a lot since.  At the end of a run (``final``) it is tried whatever was tried before,
+        from the slacks' guess and then from ``{u > F(x)}`` (the slacks ``z`` lag behind ``F`` when the
+        run stops on a flat stretch)."""
         model = self.merit.model
         x, u, z = self.merit.split(y)
         key = (u > z).tobytes()
@@ -81,11 +87,16 @@ class _Monitor:
             return False
         R = self.merit.R(y)
         f = float(R @ R)
-        if key in self._tried and (model.linear or not f < _POLISH_RETRY * self._tried[key]):
+        if not final and key in self._tried and (model.linear or not f < _POLISH_RETRY * self._tried[key]):
             return False
         self._tried[key] = f
         self.attempts += 1
         out = _polish(model, x, z, self.tol)
+        if final and (out is None or not out[1] <= self.tol):
+            F, _ = model.FG(x)
+            if not np.array_equal(u > F, u > z):
+                self.attempts += 1
+                out = _polish(model, x, F, self.tol)
         if out is None or not out[1] <= self.tol:
             return False
         xp = out[0]
