@@ -18,6 +18,7 @@ from scipy.optimize import linprog
 
 from contactcp.errors import InvalidOptionError
 from contactcp.linalg.dot2 import affine_dot2
+from contactcp.linalg.exact import det_sign
 from contactcp.linalg.lp import Farkas, check_farkas
 from contactcp.linalg.rational import rational_solve
 from contactcp.linalg.verified import verified_solve
@@ -37,7 +38,10 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
             a = list(a)
             z = np.zeros(n)
             from_lp = False
-            if a:
+            if not a:
+                if np.any(q < 0):
+                    continue  # z = 0 and w = q: exact
+            else:
                 Maa = M[np.ix_(a, a)]
                 ver = verified_solve(Maa, -q[a])
                 if ver is not None:
@@ -45,6 +49,12 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                     verdict = _support_point(M, q, a, z, err)
                     if verdict is None:
                         continue  # provably no point on this support
+                    z = verdict
+                elif det_sign(Maa) != 0:
+                    # too ill-conditioned to bound in floats but nonsingular: its one point, exactly
+                    verdict = _support_point(M, q, a, z, None)
+                    if verdict is None:
+                        continue
                     z = verdict
                 else:
                     singular += 1
@@ -54,8 +64,10 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                         unproved += not _support_empty_proved(M, q, a)
                         continue
                     z, from_lp = z_lp, True
-            w = M @ z + q
-            if z.min(initial=0) >= -tol * scale and w.min() >= -tol * scale:
+            # a point of _support_point is a solution for certain (signs bounded or exact); an LP's
+            # point is checked here in floats (its residual is certified with the answer)
+            w = M @ z + q if from_lp else None
+            if not from_lp or (z.min(initial=0) >= -tol * scale and w.min() >= -tol * scale):
                 continua += from_lp
                 if not any(np.allclose(z, s, atol=1e-9 * scale) for s in sols):
                     sols.append(np.maximum(z, 0.0))
@@ -78,13 +90,17 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
     }
 
 
-def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, err: float) -> np.ndarray | None:
+def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, err: float | None) -> np.ndarray | None:
     """Support ``a`` with a nonsingular block: its only candidate is ``z`` (``z_a`` within ``err`` of
     the exact solution).  None when the candidate provably violates ``z >= 0`` or ``w >= 0`` (a sign
     beyond the error bound); otherwise the point to test (recomputed in rational arithmetic when
-    a sign is within the bound, so that a rejection is always exact)."""
+    a sign is within the bound, so that a rejection is always exact).  ``err=None``: no float bound
+    (the block was too ill-conditioned to bound); the block is solved in rational arithmetic, and
+    None also means that it is singular."""
     n = q.shape[0]
     rest = np.setdiff1d(np.arange(n), a)
+    if err is None:
+        return _exact_support_point(M, q, a, rest)
     za = z[a]
     if np.any(za < -err):
         return None
@@ -94,6 +110,11 @@ def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, er
         return None
     if np.all(za > err) and np.all(w > spread):
         return z  # every sign certain: a solution
+    return _exact_support_point(M, q, a, rest)
+
+
+def _exact_support_point(M: np.ndarray, q: np.ndarray, a: list[int], rest: np.ndarray) -> np.ndarray | None:
+    n = q.shape[0]
     exact = rational_solve(M[np.ix_(a, a)], -q[a])
     if exact is None or any(v < 0 for v in exact):
         return None
