@@ -43,3 +43,12 @@ z, w = res.x, (M @ res.x + (w_star - M @ z_star))
 assert np.all((z >= lower) & (z <= upper))
 inside = (z > lower) & (z < upper)
 assert np.all(np.abs(w[inside]) <= 1e-9) and np.all(w[z == lower] >= -1e-9) and np.all(w[z == upper] <= 1e-9)
+
+# the same problem solved by enumerating its supports (3 * 1 * 2 * 3 * 3 = 54 here), each in
+# rational arithmetic: the last step of the mixed and box chains, for data whose scales floats
+# cannot span (the MILP's tolerances are relative to the equilibrated data)
+res = ccp.solve(p, "enumerate")
+print(res.status.name, res.x, res.message)
+assert res.success and res.residual.value <= 1e-15
+z, w = res.x, (M @ res.x + (w_star - M @ z_star))
+assert np.all((z >= lower) & (z <= upper))
