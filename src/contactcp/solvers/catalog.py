@@ -18,7 +18,7 @@ from contactcp.problems import (
     MixedNCP,
 )
 from contactcp.solvers import registry
-from contactcp.solvers.cone import admm, global_form, newton, newton_global, nsgs, prox  # noqa: F401
+from contactcp.solvers.cone import admm, global_form, newton, newton_global, newton_minnorm, nsgs, prox  # noqa: F401
 from contactcp.solvers.lcp import bpp, enumerate, enumerate_box, interior_point, lemke, milp, pgs  # noqa: F401
 from contactcp.solvers.lcp.polish import finish_linear
 from contactcp.solvers.ncp import merit  # noqa: F401
@@ -42,13 +42,15 @@ registry.set_default_chain(BoxLCP, "lemke", "milp", "enumerate", finish=finish_l
 #: early when its rate cannot reach the tolerance; the proximal-point method solves the
 #: rank-deficient ones (capsules, stacks, walls); Newton, ADMM and a long NSGS are the fallbacks.
 #: The order was chosen on the FCLIB sample (benchmarks/fclib.py) and the piles of scenarios.piles
-#: (tests/scenarios/test_piles.py solves them).
+#: (tests/scenarios/test_piles.py solves them).  Last, for small problems, pure Newton with
+#: minimum-norm steps: W nearly singular and slightly non-symmetric (solvers/cone/newton_minnorm.py).
 FRICTION_CHAIN = (
     ("nsgs", {"give_up": True}),
     ("prox", {"restarts": 6}),
     ("newton", {"max_iter": 50}),
     ("admm", {"max_iter": 1000, "r0": None}),
     ("nsgs", {"max_sweeps": 5000}),
+    ("newton-minnorm", {}),
 )
 
 
