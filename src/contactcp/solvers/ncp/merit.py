@@ -49,6 +49,7 @@ standard LCP is needed).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -113,6 +114,8 @@ def _finish(model: _Model, merit: _Merit, run: _Run) -> None:
 def _classify(run: _Run, ftol: float | None, tol: float) -> Status:
     if run.residual <= tol:
         return Status.SOLVED
+    if run.ending == "overflow":
+        return Status.NUMERICAL_FAILURE
     zero = run.f <= _threshold(run, ftol, tol)
     stationary = run.kappa <= _KAPPA_STATIONARY
     if run.ending == "limit":
@@ -188,10 +191,12 @@ def merit(
         that: at a degenerate pair ``u_i = z_i = t`` the merit is ``t^4``, the
         residual ``t``).
     multistart : number of extra starts, drawn at random, tried (until one succeeds)
-        only when the first run ends at a stationary point that is not a solution
+        only when the first run ends at a stationary point that is not a solution, or was
+        not run because the merit function overflows at ``x0`` (NUMERICAL_FAILURE)
         (default 5; 0 gives the single start of the paper).  Start ``k`` draws
         ``u ~ U(0, s 2^k)``, ``v ~ U(-s 2^k, s 2^k)`` with
-        ``s = max(1, ||x0||_inf, ||x_end||_inf)`` (a widening search) and ``z = max(F, 0)``.
+        ``s = max(1, ||x0||_inf, ||x_end||_inf)`` (``s = 1`` after an overflowing ``x0``; a
+        widening search) and ``z = max(F, 0)``.
     seed : seed of those random starts (default 0: results are reproducible)
     polish : active-set Newton step (default True): once the guess
         ``A = {i : u_i > z_i}`` repeats at two consecutive iterates, and at the end
@@ -259,6 +264,11 @@ def merit(
         nonlocal attempts
         run = _Run(y0, "start", 0, "the start passes the residual test")
         _finish(model, merit_, run)
+        if not math.isfinite(run.f):
+            # a start so far out that f overflows: the backends' steps are meaningless there
+            # (31 s of CPU for six starts of n = 7 at 1e99, in the fuzz), so it is not run
+            run.ending, run.note = "overflow", "the merit function overflows at this start; not run"
+            return run
         if run.residual > tol:
             mon = _Monitor(merit_, tol, max_iter, bool(polish))
             # small dense products: a multithreaded BLAS only adds synchronisation (on a busy 2-core
@@ -276,8 +286,11 @@ def merit(
         return run
 
     runs = [one_run(_start(model, x_start, z_start))]
-    spread = max(1.0, float(np.max(np.abs(x_start), initial=0.0)), float(np.max(np.abs(runs[0].y[:n]), initial=0.0)))
-    retry = _classify(runs[0], ftol, tol) is Status.STATIONARY_NOT_SOLUTION
+    # the random starts' width: the sizes of the given start and of the first run's end, when the
+    # merit function is finite there (a start where it overflows says nothing of the answer's size)
+    sizes = [x_start, runs[0].y[:n]] if math.isfinite(runs[0].f) else []
+    spread = max([1.0] + [float(np.max(np.abs(v), initial=0.0)) for v in sizes])
+    retry = _classify(runs[0], ftol, tol) in (Status.STATIONARY_NOT_SOLUTION, Status.NUMERICAL_FAILURE)
     for k in range(multistart if retry else 0):
         if _classify(runs[-1], ftol, tol) is Status.SOLVED:
             break
@@ -288,7 +301,13 @@ def merit(
     return _answer(problem, model, merit_, runs, name, max_iter, ftol, tol, attempts)
 
 
-_ORDER = {Status.SOLVED: 0, Status.INACCURATE: 1, Status.ITERATION_LIMIT: 2, Status.STATIONARY_NOT_SOLUTION: 3}
+_ORDER = {
+    Status.SOLVED: 0,
+    Status.INACCURATE: 1,
+    Status.ITERATION_LIMIT: 2,
+    Status.STATIONARY_NOT_SOLUTION: 3,
+    Status.NUMERICAL_FAILURE: 4,
+}
 
 
 def _message(best: _Run, status: Status, runs: list, model: _Model, max_iter: int, thr: float, tol: float) -> str:
@@ -303,6 +322,7 @@ def _message(best: _Run, status: Status, runs: list, model: _Model, max_iter: in
             f"ftol = {thr:.3e}, relative projected gradient {best.kappa:.1e}"
         ),
         Status.ITERATION_LIMIT: f"no solution within max_iter = {max_iter} iterations (f = {best.f:.3e})",
+        Status.NUMERICAL_FAILURE: "no start where the merit function is finite",
         Status.INACCURATE: (
             f"the backend stopped at f = {best.f:.3e} > ftol = {thr:.3e} short of a "
             f"stationary point (relative projected gradient {best.kappa:.1e})"
