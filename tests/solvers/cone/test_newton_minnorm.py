@@ -67,3 +67,14 @@ def test_keeps_the_best_point_and_is_refused_on_large_problems():
     big = ccp.FrictionContactProblem(np.eye(3 * n_c), -np.ones(3 * n_c), 0.5)
     assert "newton-minnorm" not in ccp.methods(big)
     assert "newton-minnorm" in ccp.methods(p)
+
+
+def test_the_global_variant_applies_where_the_local_form_is_small():
+    from contactcp.scenarios.piles import box_stack
+
+    small = box_stack(2, seed=0)
+    assert small.local().size <= MAX_SIZE
+    assert "newton-minnorm" in ccp.methods(small)
+    big = box_stack(30, seed=0)
+    assert big.local().size > MAX_SIZE
+    assert "newton-minnorm" not in ccp.methods(big)

@@ -53,11 +53,14 @@ def _variant(name: str, spec: registry.MethodSpec) -> None:
     run.__signature__ = inspect.signature(spec.func)  # the local method's options, for the registry
     run.__doc__ = spec.func.__doc__
     checks = {k: opt for k, opt in spec.checks.items() if opt.kind != "vector"}  # vectors: local sizes
+    local_applies = spec.applies_to
     registry.register(
         name,
         GlobalFrictionContactProblem,
         description=f"{spec.description}, on the local form (v eliminated, W = H^T M^-1 H sparse)",
         options=checks,
+        # the local method's own condition, on the local form (formed only for such methods)
+        applies=None if local_applies is None else (lambda problem: local_applies(apply(problem))),
     )(run)
 
 
