@@ -328,3 +328,18 @@ def test_exact_coulomb_evaluation_still_sees_a_real_violation(violation):
     assert value > 1e-9
     refined = problem._refine(r, problem.residual(r), 1e-9)
     assert refined.value >= float(exact)
+
+
+def test_exact_coulomb_evaluation_of_a_sliding_contact():
+    # sliding on the cone's edge (mu = 1, r_T = -(3, 4)/5 r_N, u_T along (3, 4)), all data dyadic so
+    # q = u - W r is exact: the natural map is zero, the bound is the decimal allowance alone; moving
+    # u_T off the direction of -r_T by an exact amount is seen at its size
+    from contactcp.problems._exact_coulomb import exact_measure
+
+    W = np.eye(3) * 2.0**-20
+    r = np.array([80.0, -48.0, -64.0])
+    u = np.array([0.0, 3.0, 4.0]) * 2.0**-10
+    problem = ccp.FrictionContactProblem(W, u - W @ r, 1.0)
+    assert exact_measure(problem.W, problem.q, problem.mu, 3, r) < 1e-30
+    turned = ccp.FrictionContactProblem(W, np.array([0.0, 4.0, 3.0]) * 2.0**-10 - W @ r, 1.0)
+    assert exact_measure(turned.W, turned.q, turned.mu, 3, r) > 1e-3

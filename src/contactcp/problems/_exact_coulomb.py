@@ -13,7 +13,7 @@ and that is added as its allowance, so its value is still an upper bound of the 
 from __future__ import annotations
 
 import math
-from decimal import Context, Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -23,12 +23,8 @@ from contactcp.linalg.rational import exact_affine, float_up
 
 # exact evaluation costs about a microsecond per stored entry of W: it is only tried up to this size
 MAX_ENTRIES = 400_000
-_CTX = Context(prec=60)
+PRECISION = 60  # decimal digits of every operation (the whole evaluation runs in this context)
 _REL = Decimal("1e-45")  # allowance for the decimal arithmetic's own rounding (60 digits, < 100 ops)
-
-
-def _dec(v: Fraction) -> Decimal:
-    return _CTX.divide(Decimal(v.numerator), Decimal(v.denominator))
 
 
 def exact_velocity(W, q: np.ndarray, r: np.ndarray) -> list[Fraction]:
@@ -45,18 +41,19 @@ def exact_velocity(W, q: np.ndarray, r: np.ndarray) -> list[Fraction]:
 
 
 def _project(x: list[Decimal], mu: Decimal) -> list[Decimal]:
-    """Projection on ``{||x_T|| <= mu x_N}`` (the formula of :func:`~.friction.project_cones`)."""
+    """Projection on ``{||x_T|| <= mu x_N}`` (the formula of :func:`~.friction.project_cones`), in
+    the current decimal context."""
     xn = x[0]
-    nt = _CTX.sqrt(sum((_CTX.multiply(t, t) for t in x[1:]), Decimal(0)))
+    nt = sum((t * t for t in x[1:]), Decimal(0)).sqrt()
     if xn >= 0 and nt <= mu * xn:
         return list(x)
     if mu * nt <= -xn:
         return [Decimal(0)] * len(x)
-    pn = _CTX.divide(mu * nt + xn, 1 + mu * mu)
+    pn = (mu * nt + xn) / (1 + mu * mu)
     if nt == 0:
         return [pn] + [Decimal(0)] * (len(x) - 1)
-    f = _CTX.divide(mu * pn, nt)
-    return [pn] + [_CTX.multiply(f, t) for t in x[1:]]
+    f = mu * pn / nt
+    return [pn] + [f * t for t in x[1:]]
 
 
 def exact_measure(W, q: np.ndarray, mu: np.ndarray, d: int, r: np.ndarray) -> float | None:
@@ -66,25 +63,27 @@ def exact_measure(W, q: np.ndarray, mu: np.ndarray, d: int, r: np.ndarray) -> fl
     entries = W.nnz if sp.issparse(W) else W.size
     if entries > MAX_ENTRIES or not np.all(np.isfinite(r)):
         return None
-    u = [_dec(v) for v in exact_velocity(W, q, r)]
-    rd = [Decimal(float(v)) for v in r.tolist()]  # exact conversions
-    total = Decimal(0)
-    size = Decimal(0)
-    for c in range(q.shape[0] // d):
-        m = Decimal(float(mu[c]))
-        uc = u[c * d : (c + 1) * d]
-        rc = rd[c * d : (c + 1) * d]
-        ut = _CTX.sqrt(sum((_CTX.multiply(t, t) for t in uc[1:]), Decimal(0)))
-        uhat = [uc[0] + _CTX.multiply(m, ut)] + uc[1:]
-        p = _project([_CTX.subtract(a, b) for a, b in zip(rc, uhat)], m)
-        for a, b in zip(rc, p):
-            e = _CTX.subtract(a, b)
-            total += _CTX.multiply(e, e)
-        size += sum((abs(a) + (1 + m) * abs(b) for a, b in zip(rc, uc)), Decimal(0))
-    nat = _CTX.sqrt(total) + _REL * size
-    nq2 = sum((Decimal(float(v)) * Decimal(float(v)) for v in q.tolist()), Decimal(0))
-    value = nat if nq2 == 0 else _CTX.divide(nat, _CTX.sqrt(nq2) * (1 - _REL))
-    if not value.is_finite():
-        return None
-    bound = float_up(Fraction(value))
+    exact_u = exact_velocity(W, q, r)
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        u = [Decimal(v.numerator) / Decimal(v.denominator) for v in exact_u]
+        rd = [Decimal(float(v)) for v in r.tolist()]  # exact conversions
+        total = Decimal(0)
+        size = Decimal(0)
+        for c in range(q.shape[0] // d):
+            m = Decimal(float(mu[c]))
+            uc = u[c * d : (c + 1) * d]
+            rc = rd[c * d : (c + 1) * d]
+            ut = sum((t * t for t in uc[1:]), Decimal(0)).sqrt()
+            uhat = [uc[0] + m * ut] + uc[1:]
+            p = _project([a - b for a, b in zip(rc, uhat)], m)
+            for a, b in zip(rc, p):
+                total += (a - b) * (a - b)
+            size += sum((abs(a) + (1 + m) * abs(b) for a, b in zip(rc, uc)), Decimal(0))
+        nat = total.sqrt() + _REL * size
+        nq2 = sum((Decimal(float(v)) * Decimal(float(v)) for v in q.tolist()), Decimal(0))
+        value = nat if nq2 == 0 else nat / (nq2.sqrt() * (1 - _REL))
+        if not value.is_finite():
+            return None
+        bound = float_up(Fraction(value))
     return bound if math.isfinite(bound) else None
