@@ -323,11 +323,13 @@ def test_exact_coulomb_evaluation_still_sees_a_real_violation(violation):
     problem, r = _pressed_body(violation)
     value = exact_measure(problem.W, problem.q, problem.mu, 3, r)
     u_n = Fraction(float(problem.q[0])) + Fraction(2.0**-20) * 600
-    exact = abs(u_n) / Fraction(float(np.linalg.norm(problem.q)))
-    assert float(exact) <= value <= float(exact) * (1 + 1e-12) + 1e-30
+    norm_q2 = sum(Fraction(float(v)) ** 2 for v in problem.q)
+    # exact comparisons: value >= |u_N| / ||q|| (squared, in rationals) and within 1e-12 of it
+    assert Fraction(value) ** 2 * norm_q2 >= u_n**2
+    assert (Fraction(value) / (1 + Fraction(1, 10**12))) ** 2 * norm_q2 <= u_n**2
     assert value > 1e-9
     refined = problem._refine(r, problem.residual(r), 1e-9)
-    assert refined.value >= float(exact)
+    assert Fraction(refined.value) ** 2 * norm_q2 >= u_n**2
 
 
 def test_exact_coulomb_evaluation_of_a_sliding_contact():

@@ -361,3 +361,11 @@ def test_enumerate_solves_ill_conditioned_blocks_exactly():
     assert res.residual.value == 0.0
     # the exact solution on that support, rounded to the nearest floats (the planted one is exact)
     np.testing.assert_allclose(res.x, _HUGE_Z, rtol=1e-15, atol=0)
+
+
+def test_enumerate_refuses_to_prove_infeasible_what_floats_cannot_hold():
+    # the only solution is about 2^53 * 1e300 (beyond the float range): no point and no proof
+    M = np.array([[1.0, -1.0], [-1.0, 1.0 + 2.0**-52]])
+    res = ccp.solve(ccp.LCP(M, np.array([-1e300, -1e300])), method="enumerate")
+    assert res.status is Status.NUMERICAL_FAILURE
+    assert res.stats["unrepresentable"] == 1

@@ -13,7 +13,7 @@ and that is added as its allowance, so its value is still an upper bound of the 
 from __future__ import annotations
 
 import math
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -64,8 +64,8 @@ def exact_measure(W, q: np.ndarray, mu: np.ndarray, d: int, r: np.ndarray) -> fl
     if entries > MAX_ENTRIES or not np.all(np.isfinite(r)):
         return None
     exact_u = exact_velocity(W, q, r)
-    with localcontext() as ctx:
-        ctx.prec = PRECISION
+    # a context of its own (not the caller's traps, rounding or exponent range)
+    with localcontext(Context(prec=PRECISION, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999, traps=[])):
         u = [Decimal(v.numerator) / Decimal(v.denominator) for v in exact_u]
         rd = [Decimal(float(v)) for v in r.tolist()]  # exact conversions
         total = Decimal(0)

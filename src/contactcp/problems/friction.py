@@ -188,8 +188,9 @@ class FrictionContactProblem(Problem):
 
     def _refine(self, x: np.ndarray, residual: Residual, tol: float) -> Residual:
         """``residual`` with its value evaluated exactly (:func:`~._exact_coulomb.exact_measure`) when
-        its rounding allowance, not the natural map itself, puts it above ``tol``."""
-        if not (residual.value > tol and residual.scale > 0 and residual.natural / residual.scale <= tol):
+        its rounding allowance, not the natural map itself, puts it above ``tol`` (the float natural
+        map within ``2 tol``: it is itself rounded)."""
+        if not (residual.value > tol and residual.scale > 0 and residual.natural / residual.scale <= 2 * tol):
             return residual
         r = np.asarray(x, dtype=float).reshape(-1)
         value = exact_measure(self.W, self.q, self.mu, self.dim, r)

@@ -60,9 +60,15 @@ def test_full_newton_steps_finish_from_near_the_answer(seed):
 
 
 def test_keeps_the_best_point_and_is_refused_on_large_problems():
-    p, r = _planted(0, noise=1e-8)
-    res = ccp.solve(p, method="newton-minnorm", r0=r, max_iter=1)
-    assert res.residual.value <= p.residual(r).value  # never worse than its start
+    p, r = _planted(0)
+    start = r + 0.5 * np.random.default_rng(0).normal(size=r.size)  # not a solution
+    assert p.residual(start).value > 1e-3
+    res = ccp.solve(p, method="newton-minnorm", r0=start, max_iter=1)
+    assert res.residual.value <= p.residual(start).value  # never worse than its start
+    done = ccp.solve(p, method="newton-minnorm", r0=r, tol=1e-9)
+    assert p.residual(r).value <= 1e-9
+    assert done.status is Status.SOLVED and done.iterations == 0
+    np.testing.assert_array_equal(done.x, r)  # a start within tol is returned as it is
     n_c = MAX_SIZE // 3 + 1
     big = ccp.FrictionContactProblem(np.eye(3 * n_c), -np.ones(3 * n_c), 0.5)
     assert "newton-minnorm" not in ccp.methods(big)

@@ -31,7 +31,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
     """All solutions found by support enumeration (one point per support), and stats."""
     n = q.shape[0]
     sols: list[np.ndarray] = []
-    lps = singular = continua = unproved = 0
+    lps = singular = continua = unproved = unrepresentable = 0
     scale = max(1.0, float(np.abs(q).max()), float(np.abs(M).max()))
     for r in range(n + 1):
         for a in itertools.combinations(range(n), r):
@@ -44,17 +44,21 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
             else:
                 Maa = M[np.ix_(a, a)]
                 ver = verified_solve(Maa, -q[a])
-                if ver is not None:
-                    z[a], err = ver
-                    verdict = _support_point(M, q, a, z, err)
-                    if verdict is None:
-                        continue  # provably no point on this support
-                    z = verdict
-                elif det_sign(Maa) != 0:
-                    # too ill-conditioned to bound in floats but nonsingular: its one point, exactly
-                    verdict = _support_point(M, q, a, z, None)
-                    if verdict is None:
-                        continue
+                try:
+                    if ver is not None:
+                        z[a], err = ver
+                        verdict = _support_point(M, q, a, z, err)
+                    elif det_sign(Maa) != 0:
+                        # too ill-conditioned to bound in floats but nonsingular: its one point, exactly
+                        verdict = _support_point(M, q, a, z, None)
+                    else:
+                        verdict = _SINGULAR
+                except _Unrepresentable:
+                    unrepresentable += 1  # a solution beyond the float range: no point, no proof
+                    continue
+                if verdict is None:
+                    continue  # provably no point on this support
+                if verdict is not _SINGULAR:
                     z = verdict
                 else:
                     singular += 1
@@ -78,6 +82,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
                         "singular_blocks": singular,
                         "singular_points": continua,
                         "unproved_empty": unproved,
+                        "unrepresentable": unrepresentable,
                     }
     # singular_points: supports with a singular block that admit a solution (one LP point of a
     # possibly larger solution set is listed)
@@ -87,6 +92,7 @@ def enumerate_lcp(M: np.ndarray, q: np.ndarray, tol: float, limit: int | None = 
         "singular_blocks": singular,
         "singular_points": continua,
         "unproved_empty": unproved,
+        "unrepresentable": unrepresentable,
     }
 
 
@@ -123,8 +129,18 @@ def _exact_support_point(M: np.ndarray, q: np.ndarray, a: list[int], rest: np.nd
         if wi < 0:
             return None
     out = np.zeros(n)
-    out[a] = [float(v) for v in exact]
+    try:
+        out[a] = [float(v) for v in exact]
+    except OverflowError:
+        raise _Unrepresentable from None
     return out
+
+
+class _Unrepresentable(ArithmeticError):
+    """A support holds a solution whose entries exceed the float range."""
+
+
+_SINGULAR = np.zeros(0)  # marker: the block is singular (decided by an LP below)
 
 
 def _support_empty_proved(M: np.ndarray, q: np.ndarray, a: list[int]) -> bool:
@@ -187,6 +203,14 @@ def enumerate_method(problem: LCP, tol: float, *, max_n: int = 16, all_solutions
             Status.SOLVED,
             len(sols),
             f"{len(sols)} solution(s) found" + ("" if all_solutions else " (stopped at the first)"),
+            stats=stats,
+        )
+    if stats["unrepresentable"]:
+        return Raw(
+            None,
+            Status.NUMERICAL_FAILURE,
+            2**n,
+            f"{stats['unrepresentable']} support(s) hold a solution beyond the float range",
             stats=stats,
         )
     if stats["unproved_empty"]:
