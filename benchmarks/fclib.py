@@ -12,7 +12,8 @@ FCLIB reader.  Solvers:
 
 Each (solver, problem) pair runs in its own process, killed when a solve passes ``--timeout``
 seconds (TIMEOUT).  Times: solving only (no file reading or problem building), one untimed
-warm-up, then the median of ``--reps`` timed runs.  Every answer is checked here (see
+warm-up, then the median of at least ``--reps`` timed runs, more until they add up to 0.25 s (at
+most 2000; ``fclibbench/worker.py``).  Every answer is checked here (see
 ``fclibbench/check.py``): solved means the check passes at ``--tol``, whatever the solver said.
 
     python benchmarks/fclib.py                       # everything -> benchmarks/results/fclib.md (+ .png)
@@ -48,6 +49,7 @@ import report  # noqa: E402  (benchmarks/report.py)
 from fclibbench import render  # noqa: E402
 from fclibbench.problems import discover, export, load  # noqa: E402
 from fclibbench.runner import python_env, run_pair  # noqa: E402
+from fclibbench.worker import MAX_REPS, MIN_TIMED  # noqa: E402
 from lcp_peers import DEBIAN_PYTHON, backend_available  # noqa: E402
 
 #: the workplace's FCLIB sample, else the repository's copy of it (tests/data/fclib, the same files)
@@ -259,8 +261,9 @@ def header(args, load_start: str, siconos_ok: bool, refused: list[str]) -> list[
         report.machine_line(),
         report.command_line("fclib.py"),
         "",
-        f"TOL = {args.tol:g}; timeout {args.timeout:g} s per solve; {args.reps} timed runs (median) after one "
-        f"untimed warm-up; BLAS/OpenMP/numba threads per process: {args.blas_threads}; load average (1, 5, 15 "
+        f"TOL = {args.tol:g}; timeout {args.timeout:g} s per solve; the median of at least {args.reps} timed runs, "
+        f"more until they add up to {MIN_TIMED:g} s (at most {MAX_REPS}), after one untimed warm-up; "
+        f"BLAS/OpenMP/numba threads per process: {args.blas_threads}; load average (1, 5, 15 "
         f"min) at the start {load_start}, at the end {report.loadavg()} (the machine is shared with other jobs).",
         "",
         sic,

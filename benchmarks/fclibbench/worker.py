@@ -7,13 +7,15 @@ default chain, a method name, or a Siconos solver name), ``form`` ('local' or 'g
 ``npz`` (the problem's arrays), ``out`` (where to write), ``tol``, ``reps``, ``budget``
 (seconds of timed solving after which no further repetition starts) and ``scale`` (global).
 
-Before every solve the worker writes ``out`` with ``phase`` and ``started`` (wall clock), so
-the parent can kill a solve that passes its deadline; at the end ``phase`` is 'done' with the
+Before the warm-up, the first timed run and then at most every ``WRITE_EVERY`` seconds, the worker
+writes ``out`` with ``phase`` and ``started`` (wall clock), so the parent can kill a solve that
+passes its deadline; at the end ``phase`` is 'done' with the
 answer (``r``, and ``v`` for global problems), the times of the timed runs, what the solver
 claimed (``claimed``: it said converged / SOLVED), its own message and iteration count.  The
 problem is rebuilt before every run (untimed) so that no run reuses another's factorisations.
-One untimed warm-up (numba compiles on its first call), then ``reps`` timed runs, unless the
-warm-up's answer fails the check (then its time alone is kept: a failed answer is not timed).
+One untimed warm-up (numba compiles on its first call), then ``reps`` timed runs, and more until
+their times add up to ``MIN_TIMED`` seconds (at most ``MAX_REPS``), unless the warm-up's answer
+fails the check (then its time alone is kept: a failed answer is not timed).
 
 Imports numpy and scipy only (contactcp or siconos.numerics on demand).
 """
@@ -21,6 +23,7 @@ Imports numpy and scipy only (contactcp or siconos.numerics on demand).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -33,6 +36,13 @@ import numpy as np  # noqa: E402
 from fclibbench.check import check_global, check_local  # noqa: E402
 from fclibbench.problems import read_npz  # noqa: E402
 
+#: timed runs continue past ``reps`` until their times add up to this many seconds (at most
+#: ``MAX_REPS`` runs): three runs of a 20-microsecond solve measure the cold caches, not the solver
+MIN_TIMED = 0.25
+MAX_REPS = 2000
+#: seconds between two progress writes (``started`` of the run under way is at most this stale; a
+#: write before every run of a microsecond solve had tripled its time: 94 against 35 microseconds)
+WRITE_EVERY = 0.5
 NEWTON_ITER = 1000  # iparam[0] of Siconos' Newton and interior-point solvers
 FIRST_ORDER_ITER = 100000  # iparam[0] of the others
 
@@ -178,11 +188,15 @@ def main(job_path: str) -> int:
     build, run = {"contactcp": contactcp_backend, "siconos": siconos_backend}[job["backend"]](job, d)
     times: list[float] = []
     builds: list[float] = []
-    for k in range(1 + int(job["reps"])):
+    written = -math.inf
+    k = 0
+    while k <= int(job["reps"]) or (sum(times) < MIN_TIMED and len(times) < MAX_REPS):
         t0 = time.perf_counter()
         state = build()
         builds.append(time.perf_counter() - t0)
-        _write(out, {"phase": "warm-up" if k == 0 else f"run {k}", "started": time.time()})
+        if k <= 1 or time.time() - written > WRITE_EVERY:
+            written = time.time()
+            _write(out, {"phase": "warm-up" if k == 0 else f"run {k}", "started": written})
         t0 = time.perf_counter()
         ans, claimed, msg, it = run(state)
         dt = time.perf_counter() - t0
@@ -194,6 +208,7 @@ def main(job_path: str) -> int:
             times.append(dt)
             if sum(times) + dt > job["budget"]:
                 break
+        k += 1
     payload = {"phase": "done", "times": times, "warm_up": warm, "claimed": claimed, "message": msg}
     if len(builds) == 1:  # the first build is a warm-up too (lazy imports): time one more
         t0 = time.perf_counter()

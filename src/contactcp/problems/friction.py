@@ -127,6 +127,9 @@ class FrictionContactProblem(Problem):
         self.mu = mu_arr
         self.dim = int(dim)
         self._mu_max = float(mu_arr.max(initial=0.0))
+        self._sparse = sp.issparse(W)
+        #: the binary exponent of max |q| (0 for q = 0): the solvers' scaling (solvers/cone/scale.py)
+        self._q_exponent = math.frexp(float(np.abs(self.q).max(initial=0.0)))[1]
         self._freeze()
 
     @property
@@ -139,7 +142,7 @@ class FrictionContactProblem(Problem):
 
     @property
     def sparse(self) -> bool:
-        return sp.issparse(self.W)
+        return self._sparse
 
     def u(self, r: Any) -> np.ndarray:
         """``W r + q``."""
@@ -166,7 +169,7 @@ class FrictionContactProblem(Problem):
         # by 2^-k exactly, so the measure is evaluated on data scaled into range (no overflow of the
         # norms, of u or of |u_T| for huge data; no underflow for tiny data); one compiled call
         W = self.W
-        if sp.issparse(W):
+        if self._sparse:
             storage = (W.indptr, W.indices, W.data, _NO_DENSE, True)
         else:
             storage = (_NO_INT, _NO_INT, _NO_FLOAT, W, False)
@@ -176,6 +179,8 @@ class FrictionContactProblem(Problem):
         if not finite:
             inf = math.inf
             return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u
+        if k == 0:  # data in range, not scaled
+            return Residual(value, nat, cone, dual, comp, 0.0, nq if nq > 0.0 else 1.0), u
         return Residual(
             value if nq > 0.0 else _ldexp(value, k),
             _ldexp(nat, k),

@@ -155,26 +155,27 @@ class Opt:
             raise InvalidOptionError(name, f"must be {self.describe()}, got None")
         if self.kind == "vector":  # its message names the wanted length
             return self._vector(name, value, problem)
-        bad = InvalidOptionError(name, f"must be {self.describe()}, got {_short(value)}")
         if self.kind == "bool":
             if not isinstance(value, (bool, np.bool_)):
-                raise bad
+                raise self._bad(name, value)
             return bool(value)
         if self.kind == "choice":
             if not isinstance(value, str) or value not in self.values:
-                raise bad
+                raise self._bad(name, value)
             return value
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise bad
-        if self.kind == "int" and not isinstance(value, (int, np.integer)):
-            raise bad
-        if not math.isfinite(value):
-            raise bad
-        if self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)):
-            raise bad
-        if self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)):
-            raise bad
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or (self.kind == "int" and not isinstance(value, (int, np.integer)))
+            or not math.isfinite(value)
+            or (self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)))
+            or (self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)))
+        ):
+            raise self._bad(name, value)
         return int(value) if self.kind == "int" else float(value)
+
+    def _bad(self, name: str, value: Any) -> InvalidOptionError:
+        return InvalidOptionError(name, f"must be {self.describe()}, got {_short(value)}")
 
     def _vector(self, name: str, value: Any, problem: Problem) -> np.ndarray:
         arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None

@@ -11,7 +11,8 @@ and updates ``b = q + s e_N`` from ``u = W z + q`` after every iteration (De Sax
 as in the ADMM of Acary, Brémond & Huber, *On solving contact problems with Coulomb friction:
 formulations and numerical comparisons*, 2018).  The penalty ``ρ`` follows the residual balancing
 rule (Boyd et al., §3.4.1): doubled while the primal residual ``||r − z||`` exceeds ten times the
-dual one ``ρ ||z − z_prev||``, halved in the opposite case, each change refactoring ``W + ρ I``
+dual one ``ρ ||z − z_prev||``, halved in the opposite case, each new value factorising ``W + ρ I``
+once (a penalty met again reuses its factors: it oscillates on FCLIB's Confeti problem)
 (sparse LU for sparse ``W``, so ``W`` stays sparse; dense LU otherwise).  A rank-deficient or
 slightly non-symmetric ``W`` needs nothing special: ``W + ρ I`` is nonsingular for every ``ρ`` above
 minus the most negative eigenvalue of ``W``'s symmetric part (for a positive semidefinite part,
@@ -26,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems import FrictionContactProblem
 from contactcp.problems.friction import project_cones
 from contactcp.result import Status
@@ -46,8 +47,7 @@ def _factor(W, rho: float):
     """A solver of ``(W + rho I) x = b``."""
     n = W.shape[0]
     if sp.issparse(W):
-        lu = spla.splu(sp.csc_matrix(W + rho * sp.identity(n, format="csc")))
-        return lu.solve
+        return factorize(W + rho * sp.identity(n, format="csc"))
     lu = sla.lu_factor(W + rho * np.eye(n), check_finite=False)
     return lambda b: sla.lu_solve(lu, b, check_finite=False)
 
@@ -96,7 +96,7 @@ def admm(
     max_iter : iterations (default 20000)
     rho : the initial penalty (default: the mean diagonal entry of ``W``)
     r0 : starting reactions (default zero)
-    max_refactor : most changes of the penalty (each refactors ``W + rho I``; default 40)
+    max_refactor : most changes of the penalty (each new value factorises ``W + rho I``; default 40)
     accelerate : Nesterov's extrapolation with restarts (Goldstein, O'Donoghue, Setzer & Baraniuk,
         *Fast alternating direction optimization methods*, 2014; default True)
     """
@@ -113,6 +113,7 @@ def _admm(
     W, q, mu, d = problem.W, problem.q, problem.mu, problem.dim
     rho = default_penalty(W) if rho is None else float(rho)
     solve = _factor(W, rho)
+    factors = {rho: solve}  # by penalty: the penalty moves on powers of two, and may come back
     z = project_cones(r0, mu, d)
     b = q + _desaxce_shift(W @ z + q, mu, d)
     # a warm start is a point near a fixed point, where W z + b = -rho xi: start the multiplier there
@@ -150,7 +151,10 @@ def _admm(
                 rho *= factor
                 xi /= factor  # the scaled multiplier is y / rho
                 zh, xih, alpha, c_prev = z, xi, 1.0, np.inf
-                solve = _factor(W, rho)
+                solve = factors.get(rho)
+                if solve is None:
+                    solve = factors[rho] = _factor(W, rho)
                 refactors += 1
     u = W @ best_z + q
-    return Raw(best_z, status, iterations=it, message=msg, w=u, stats={"rho": rho, "refactors": refactors})
+    stats = {"rho": rho, "refactors": refactors, "factorizations": len(factors)}
+    return Raw(best_z, status, iterations=it, message=msg, w=u, stats=stats)

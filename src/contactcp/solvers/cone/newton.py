@@ -27,14 +27,13 @@ own residual (the natural map of De Saxcé's form, not this function).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import lapack
 
+from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems import FrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone import scale as homogeneous
@@ -213,9 +212,7 @@ def _sparse_step(W: sp.csr_matrix, phi: np.ndarray, D: np.ndarray, rho: np.ndarr
     if rows.size:
         J = sp.csr_matrix((data, indices, indptr), shape=(rows.size, rows.size)).tocsc()
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                step = spla.splu(J).solve(rhs)
+            step = factorize(J)(rhs)
         except RuntimeError:
             return None
         dr[rows] = step

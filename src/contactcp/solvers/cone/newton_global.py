@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
@@ -72,7 +72,7 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
         if K.shape[0] <= DENSE_UP_TO:
             s = sla.lu_solve(sla.lu_factor(K.toarray(), check_finite=False), rhs, check_finite=False)
         else:
-            s = spla.splu(sp.csc_matrix(K)).solve(rhs)
+            s = factorize(K)(rhs)
     except (np.linalg.LinAlgError, RuntimeError, ValueError):
         return None
     dr = z - Y @ s

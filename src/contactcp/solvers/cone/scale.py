@@ -23,12 +23,13 @@ def apply(
     problem: FrictionContactProblem, r0: np.ndarray | None
 ) -> tuple[FrictionContactProblem, np.ndarray | None, int]:
     """``(scaled problem, scaled start, k)``: the answer of the scaled problem times ``2^k`` answers the original."""
-    big = float(np.abs(problem.q).max(initial=0.0))
+    k = problem._q_exponent  # of max |q| (0 for q = 0)
     if r0 is not None:
-        big = max(big, float(np.abs(r0).max(initial=0.0)))
-    if big == 0.0 or -LIMIT <= math.frexp(big)[1] <= LIMIT:
+        big = float(np.abs(r0).max(initial=0.0))
+        if big > 0.0 and ((k == 0 and not problem.q.any()) or math.frexp(big)[1] > k):
+            k = math.frexp(big)[1]
+    if -LIMIT <= k <= LIMIT:
         return problem, r0, 0
-    k = math.frexp(big)[1]
     scaled = FrictionContactProblem(problem.W, np.ldexp(problem.q, -k), problem.mu, problem.dim)
     return scaled, (None if r0 is None else np.ldexp(r0, -k)), k
 
