@@ -1,7 +1,8 @@
 """A reduction for the friction-contact solvers: data scaled into floating-point range.
 
 The Coulomb problem is positively homogeneous: ``r`` solves ``(W, q, mu)`` if and only if
-``2^-k r`` solves ``(W, 2^-k q, mu)``, and scaling by a power of two is exact.  Solvers that work
+``2^-k r`` solves ``(W, 2^-k q, mu)``, and scaling by a power of two is exact (for the entries
+that stay normal numbers: an entry below ``2^(k-1022)`` loses bits).  Solvers that work
 with norms of ``q``, ``u`` or ``u_T`` (which overflow above ~1e154 and underflow below ~1e-154)
 run on the scaled problem and map the answer back; the registry certifies it against the
 user's problem.
