@@ -148,3 +148,51 @@ def test_fclib_smoke(tmp_path):
     text = out.read_text()
     assert "## Local problems" in text and all(f"| {name} |" in text for name in SMOKE_LOCAL)
     assert (tmp_path / "fclib_profile.png").stat().st_size > 1000
+
+
+def _fake_worker_run(monkeypatch, tmp_path, reps: int, solve_s: float, build_s: float = 0.0) -> dict:
+    """benchmarks/fclibbench/worker.py's main on a fake backend (no solver, no file): its record."""
+    import time as _time
+
+    from fclibbench import worker
+
+    def backend(job, d):
+        def build():
+            if build_s:
+                _time.sleep(build_s)
+            return None
+
+        def run(state):
+            if solve_s:
+                _time.sleep(solve_s)
+            return {"r": np.zeros(3)}, True, "ok", 1
+
+        return build, run
+
+    monkeypatch.setattr(worker, "contactcp_backend", backend)
+    monkeypatch.setattr(worker, "read_npz", lambda path: {})
+    monkeypatch.setattr(worker, "_check", lambda job, d, ans: True)
+    job = {"backend": "contactcp", "form": "local", "npz": "-", "reps": reps, "budget": 60.0}
+    job["out"] = str(tmp_path / "out.json")
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    assert worker.main(str(path)) == 0
+    return json.loads((tmp_path / "out.json").read_text())
+
+
+def test_worker_reps_zero_is_the_warm_up_only(monkeypatch, tmp_path):
+    # benchmarks/fclib.py primes the numba cache with reps = 0: no timed run may follow the warm-up
+    rec = _fake_worker_run(monkeypatch, tmp_path, reps=0, solve_s=0.0)
+    assert rec["phase"] == "done" and rec["times"] == []
+
+
+def test_worker_times_fast_solves_many_times_within_its_wall_limit(monkeypatch, tmp_path):
+    from fclibbench import worker
+
+    # an instant solve: more than the 3 asked for, at most MAX_REPS
+    rec = _fake_worker_run(monkeypatch, tmp_path, reps=3, solve_s=0.0)
+    assert 3 < len(rec["times"]) <= worker.MAX_REPS
+    # an untimed build that dominates: the extra runs stop at MAX_WALL seconds of the loop
+    monkeypatch.setattr(worker, "MAX_WALL", 0.2)
+    rec = _fake_worker_run(monkeypatch, tmp_path, reps=3, solve_s=0.0, build_s=0.02)
+    assert 3 <= len(rec["times"]) <= 0.2 / 0.02 + 1

@@ -345,3 +345,28 @@ def test_exact_coulomb_evaluation_of_a_sliding_contact():
     assert exact_measure(problem.W, problem.q, problem.mu, 3, r) < 1e-30
     turned = ccp.FrictionContactProblem(W, np.array([0.0, 4.0, 3.0]) * 2.0**-10 - W @ r, 1.0)
     assert exact_measure(turned.W, turned.q, turned.mu, 3, r) > 1e-3
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_copies_of_problems_stay_read_only(how):
+    # a copy's arrays come back writeable; the problem's caches (the friction problem's exponent of
+    # max |q|, the scaling reduction's input) assume data that never change
+    import copy
+    import pickle
+
+    import scipy.sparse as sp
+
+    W = sp.csr_matrix(np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    problems = [
+        ccp.FrictionContactProblem(W, [-1.0, 0.25, 0.5], 0.5),
+        ccp.FrictionContactProblem(W.toarray(), [-1.0, 0.25, 0.5], 0.5),
+        ccp.LCP([[2.0, 1.0], [1.0, 2.0]], [-1.0, 1.0]),
+    ]
+    for p in problems:
+        back = {"pickle": lambda x: pickle.loads(pickle.dumps(x)), "deepcopy": copy.deepcopy, "copy": copy.copy}[how](p)
+        with pytest.raises(ValueError):
+            back.q[0] = 1e300
+        A = back.W if isinstance(back, ccp.FrictionContactProblem) else back.M
+        with pytest.raises(ValueError):
+            (A.data if sp.issparse(A) else A)[0] = 1e300
+        np.testing.assert_array_equal(back.q, p.q)

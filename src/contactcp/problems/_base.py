@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from contactcp._validate import vector
 from contactcp.errors import InvalidProblemError
@@ -31,6 +32,14 @@ class Problem:
     def _freeze(self) -> None:
         object.__setattr__(self, "_frozen", True)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (a copy's arrays are writeable, and a
+        problem's cached quantities, such as the friction problem's exponent of ``max |q|``, assume
+        that its data never change)."""
+        for value in state.values():
+            _read_only(value)
+        self.__dict__.update(state)
+
     @property
     def size(self) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -53,6 +62,15 @@ class Problem:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n={self.size})"
+
+
+def _read_only(value: Any) -> None:
+    """``value`` read-only as the constructors leave it: a numpy array, or a sparse matrix's values
+    (its index arrays stay writeable, as after construction: scipy may sort them in place)."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif sp.issparse(value):
+        value.data.setflags(write=False)
 
 
 def scaled_residual(

@@ -12,7 +12,8 @@ as in the ADMM of Acary, Brémond & Huber, *On solving contact problems with Cou
 formulations and numerical comparisons*, 2018).  The penalty ``ρ`` follows the residual balancing
 rule (Boyd et al., §3.4.1): doubled while the primal residual ``||r − z||`` exceeds ten times the
 dual one ``ρ ||z − z_prev||``, halved in the opposite case, each new value factorising ``W + ρ I``
-once (a penalty met again reuses its factors: it oscillates on FCLIB's Confeti problem)
+once (a penalty met again among the last three reuses its factors: it oscillates on FCLIB's
+Confeti problem)
 (sparse LU for sparse ``W``, so ``W`` stays sparse; dense LU otherwise).  A rank-deficient or
 slightly non-symmetric ``W`` needs nothing special: ``W + ρ I`` is nonsingular for every ``ρ`` above
 minus the most negative eigenvalue of ``W``'s symmetric part (for a positive semidefinite part,
@@ -39,6 +40,8 @@ from contactcp.solvers.registry import Raw, boolean, integer, real, register, ve
 _CHECK_EVERY = 10
 #: the penalty changes when one residual exceeds this multiple of the other
 _BALANCE = 10.0
+#: factorisations kept for penalties met again (the last ones; an oscillation goes between two)
+_KEEP_FACTORS = 3
 #: the accelerated iteration restarts when its combined residual does not decrease by this factor
 _RESTART = 0.999
 
@@ -113,7 +116,8 @@ def _admm(
     W, q, mu, d = problem.W, problem.q, problem.mu, problem.dim
     rho = default_penalty(W) if rho is None else float(rho)
     solve = _factor(W, rho)
-    factors = {rho: solve}  # by penalty: the penalty moves on powers of two, and may come back
+    factors = {rho: solve}  # the last penalties' factors: the penalty moves on powers of two, and may come back
+    made = 1
     z = project_cones(r0, mu, d)
     b = q + _desaxce_shift(W @ z + q, mu, d)
     # a warm start is a point near a fixed point, where W z + b = -rho xi: start the multiplier there
@@ -151,10 +155,14 @@ def _admm(
                 rho *= factor
                 xi /= factor  # the scaled multiplier is y / rho
                 zh, xih, alpha, c_prev = z, xi, 1.0, np.inf
-                solve = factors.get(rho)
+                solve = factors.pop(rho, None)
                 if solve is None:
-                    solve = factors[rho] = _factor(W, rho)
+                    solve = _factor(W, rho)
+                    made += 1
+                factors[rho] = solve  # the most recent last
+                while len(factors) > _KEEP_FACTORS:  # a drifting penalty keeps no pile of factors
+                    del factors[next(iter(factors))]
                 refactors += 1
     u = W @ best_z + q
-    stats = {"rho": rho, "refactors": refactors, "factorizations": len(factors)}
+    stats = {"rho": rho, "refactors": refactors, "factorizations": made}
     return Raw(best_z, status, iterations=it, message=msg, w=u, stats=stats)

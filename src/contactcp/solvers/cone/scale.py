@@ -27,7 +27,7 @@ def apply(
     k = problem._q_exponent  # of max |q| (0 for q = 0)
     if r0 is not None:
         big = float(np.abs(r0).max(initial=0.0))
-        if big > 0.0 and ((k == 0 and not problem.q.any()) or math.frexp(big)[1] > k):
+        if 0.0 < big < math.inf and ((k == 0 and not problem.q.any()) or math.frexp(big)[1] > k):
             k = math.frexp(big)[1]
     if -LIMIT <= k <= LIMIT:
         return problem, r0, 0
