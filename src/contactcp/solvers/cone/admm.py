@@ -11,10 +11,9 @@ and updates ``b = q + s e_N`` from ``u = W z + q`` after every iteration (De Sax
 as in the ADMM of Acary, Brémond & Huber, *On solving contact problems with Coulomb friction:
 formulations and numerical comparisons*, 2018).  The penalty ``ρ`` follows the residual balancing
 rule (Boyd et al., §3.4.1): doubled while the primal residual ``||r − z||`` exceeds ten times the
-dual one ``ρ ||z − z_prev||``, halved in the opposite case, each new value factorising ``W + ρ I``
-once (a penalty met again among the last three reuses its factors: it oscillates on FCLIB's
-Confeti problem)
-(sparse LU for sparse ``W``, so ``W`` stays sparse; dense LU otherwise).  A rank-deficient or
+dual one ``ρ ||z − z_prev||``, halved in the opposite case.  Each new value factorises ``W + ρ I``
+(sparse LU for sparse ``W``, so ``W`` stays sparse; dense LU otherwise); a penalty met again
+among the last three reuses its factors (the penalty oscillates on FCLIB's Confeti problem).  A rank-deficient or
 slightly non-symmetric ``W`` needs nothing special: ``W + ρ I`` is nonsingular for every ``ρ`` above
 minus the most negative eigenvalue of ``W``'s symmetric part (for a positive semidefinite part,
 every ``ρ > 0``); a smaller ``ρ`` on an indefinite ``W`` may leave it singular, and the factorisation
