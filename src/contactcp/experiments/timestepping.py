@@ -69,6 +69,7 @@ def _ball(rows: list[dict], quick: bool) -> None:
             {"scene": tag, "quantity": "largest energy gain in a step (J)", "value": traj.max_energy_gain, "goal": "0"}
         )
         rows.append({"scene": tag, "quantity": "failed steps", "value": traj.failed_steps, "goal": "0"})
+        rows.append({"scene": tag, "quantity": "steps taken in sub-steps", "value": traj.halved_steps, "goal": "-"})
 
 
 def _slopes(rows: list[dict], quick: bool) -> None:
@@ -136,6 +137,7 @@ def _piles(rows: list[dict], quick: bool) -> None:
         traj = simulate(ts.box_pile(n, seed=seed), T, H)
         tag = f"box-pile {n} seed {seed}, {T:g} s"
         rows.append({"scene": tag, "quantity": "failed steps", "value": traj.failed_steps, "goal": "0"})
+        rows.append({"scene": tag, "quantity": "steps taken in sub-steps", "value": traj.halved_steps, "goal": "-"})
         active = max((int(s.active.sum()) for s in traj.steps), default=0)
         rows.append({"scene": tag, "quantity": "most active contacts in a step", "value": active, "goal": "-"})
         if first is None:

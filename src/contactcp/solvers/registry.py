@@ -27,6 +27,7 @@ __all__ = [
     "Raw",
     "register",
     "solve",
+    "solve_chain",
     "methods",
     "method_info",
     "methods_for",
@@ -411,6 +412,15 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             # no test of the others
             return _solve_chain(problem, steps, tol)
     return _run(problem, _lookup(problem, method), tol, options)
+
+
+def solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], tol: float = DEFAULT_TOL) -> Result:
+    """:func:`solve` with the problem type's default chain replaced by ``chain``, ``(method,
+    options)`` pairs run in the same way (the type's warm starts between steps and its finishing
+    polish apply; steps whose method does not apply are skipped)."""
+    if not _LOADED:
+        _ensure_loaded()
+    return _solve_chain(problem, tuple((name, dict(opts)) for name, opts in chain), tol)
 
 
 def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]) -> Result:

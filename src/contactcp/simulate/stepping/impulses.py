@@ -15,7 +15,7 @@ import scipy.linalg as sla
 
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Result
-from contactcp.solvers.registry import methods_for, solve
+from contactcp.solvers.registry import methods_for, solve, solve_chain
 
 __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO"]
 
@@ -25,6 +25,13 @@ __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO
 #: on a slope); above, in global form (a pile of 25 boxes, 411 unknowns: 40-300 ms a step in local
 #: form, where the rank-deficient Newton matrix needs GMRES or Levenberg-Marquardt)
 LOCAL_UP_TO = 60
+
+#: what a global-form step tries after the warm Newton while it can still be halved
+#: (:mod:`~contactcp.simulate.stepping.substeps`): NSGS, then one proximal-point run.  The default
+#: chain goes on with six more proximal runs, Newton, ADMM and a long NSGS: on ``box_pile(50,
+#: seed=4)`` those took 17-24 s on each of the steps they could not certify either, which half
+#: steps then certified; the default chain is kept for a step that can no longer be halved.
+QUICK_CHAIN = (("nsgs", {"give_up": True}), ("prox", {}))
 
 
 def solve_impulses(
@@ -37,6 +44,7 @@ def solve_impulses(
     d: int,
     scheme: Any,
     r0: Any,
+    thorough: bool = True,
 ) -> tuple[Result, np.ndarray | None, np.ndarray | None]:
     """The step's impulse problem, certified: ``(result, v_{k+1}, r)`` (None when no point).
 
@@ -45,8 +53,8 @@ def solve_impulses(
     the default chain).  Above, the global problem in the velocity change ``dv = v - v_free``,
     ``M dv = H r``, ``u = H^T dv + (H^T v_free + w)``
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
-    global semismooth Newton warm-started from ``r0``, else the default chain.  The closer point
-    when nothing is certified."""
+    global semismooth Newton warm-started from ``r0``, else the default chain (:data:`QUICK_CHAIN`
+    unless ``thorough``).  The closer point when nothing is certified."""
     if d == 3 and scheme.friction == "pyramid":
         return solve_pyramid(chol, Ha, v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
@@ -60,7 +68,8 @@ def solve_impulses(
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:
-        res = _closer(solve(problem, "newton-global", tol=scheme.tol, r0=r0), problem, None, scheme.tol)
+        newton = solve(problem, "newton-global", tol=scheme.tol, r0=r0)
+        res = _closer(newton, problem, None if thorough else QUICK_CHAIN, scheme.tol)
     if res.x is None:
         return res, None, None
     nv = M.shape[0]
@@ -86,11 +95,12 @@ def _solve_local(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, m
     return res, v_free + MinvH @ res.x, res.x
 
 
-def _closer(res: Result, problem: Any, method: str | None, tol: float) -> Result:
-    """``res`` if certified, else the default chain's answer if certified or closer."""
+def _closer(res: Result, problem: Any, chain: Any, tol: float) -> Result:
+    """``res`` if certified, else the answer of ``chain`` (None: the default chain), from zero, if
+    certified or closer."""
     if res.success:
         return res
-    chain = solve(problem, method, tol=tol)  # the default chain, from zero
+    chain = solve(problem, tol=tol) if chain is None else solve_chain(problem, chain, tol)
     if (
         chain.success
         or res.residual is None

@@ -81,7 +81,9 @@ class Scheme:
     The position projection's problem is certified to ``max(tol, 1e-8)`` (:data:`PROJECTION_TOL`).
     ``friction="pyramid"`` replaces Coulomb's cone by the inscribed pyramid of ``pyramid_edges``
     directions, the Stewart–Trinkle / Anitescu–Potra LCP solved by Lemke
-    (:func:`~contactcp.simulate.stepping.impulses.solve_pyramid`); the default ``"cone"`` is exact."""
+    (:func:`~contactcp.simulate.stepping.impulses.solve_pyramid`); the default ``"cone"`` is exact.
+    A step whose problem is not certified is taken again as two steps of ``h / 2``, halved again
+    down to ``h / 2**max_halvings`` (:mod:`~contactcp.simulate.stepping.substeps`; 0: never)."""
 
     theta: float = 0.5
     gamma: float | None = 1.0
@@ -94,12 +96,20 @@ class Scheme:
     method: str | None = None
     friction: str = "cone"
     pyramid_edges: int = 8
+    max_halvings: int = 3
 
     @classmethod
     def siconos(cls, **changes: Any) -> Scheme:
         """Siconos' Moreau–Jean as its examples run it: ``theta = gamma = 1/2``, activation at a
         predicted gap ``<= 0``, Newton's law on the step's end velocity, no projection."""
-        base = {"theta": 0.5, "gamma": 0.5, "activation_gap": 0.0, "projection": False, "impact_timing": False}
+        base = {
+            "theta": 0.5,
+            "gamma": 0.5,
+            "activation_gap": 0.0,
+            "projection": False,
+            "impact_timing": False,
+            "max_halvings": 0,
+        }
         return cls(**{**base, **changes})
 
     def __post_init__(self) -> None:
@@ -123,6 +133,9 @@ class Scheme:
         edges = self.pyramid_edges
         if isinstance(edges, bool) or not isinstance(edges, (int, np.integer)) or not 3 <= edges <= 64:
             raise InvalidOptionError("pyramid_edges", f"must be an integer in [3, 64], got {edges!r}")
+        halvings = self.max_halvings
+        if isinstance(halvings, bool) or not isinstance(halvings, (int, np.integer)) or not 0 <= halvings <= 20:
+            raise InvalidOptionError("max_halvings", f"must be an integer in [0, 20], got {halvings!r}")
         for name in ("projection", "impact_timing"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidOptionError(name, f"must be True or False, got {getattr(self, name)!r}")
@@ -175,6 +188,7 @@ class StepRecord:
     projected: bool = False
     projection_residual: float = 0.0
     notes: list[str] = field(default_factory=list)
+    substeps: int = 1  # > 1: the step was taken again in sub-steps (simulate.stepping.substeps)
 
     @property
     def success(self) -> bool:
@@ -196,9 +210,13 @@ def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, 
     return SLIDING, d / np.linalg.norm(d)
 
 
-def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, scheme: Scheme, memory: dict):
+def advance(
+    system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, scheme: Scheme, memory: dict, thorough: bool = True
+):
     """One step from ``(t, q, v)``: ``(q1, v1, StepRecord)``.  ``memory`` carries each contact's last
-    impulse and mode by key (warm starts and mode transitions) and is updated."""
+    impulse and mode by key (warm starts and mode transitions) and is updated.  ``thorough=False``
+    tries a shorter chain of solvers on a large step (a step that will be halved if it fails;
+    :data:`~contactcp.simulate.stepping.impulses.QUICK_CHAIN`)."""
     M, f = system.dynamics(t, q, v)
     try:
         chol = sla.cho_factor(M)
@@ -228,7 +246,7 @@ def advance(system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, schem
         r0 = None
         if any(x is not None for x in warm) and d == 3:
             r0 = np.concatenate([x if x is not None else np.zeros(d) for x in warm])
-        res, v_end, r_act = solve_impulses(M, chol, Ha, v_free, w, C.mu[active], d, scheme, r0)
+        res, v_end, r_act = solve_impulses(M, chol, Ha, v_free, w, C.mu[active], d, scheme, r0, thorough)
         status, iters, method = res.status, int(res.iterations), res.method
         residual = math.inf if res.residual is None else float(res.residual.value)
         if v_end is not None:

@@ -22,11 +22,13 @@ import numpy as np
 
 from contactcp._validate import check_memory, number
 from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.linalg.blas_threads import one_blas_thread
 from contactcp.models.scene.detect import DEFAULT_MARGIN
 from contactcp.models.scene.scene import Scene
 from contactcp.result import Status
 from contactcp.simulate.stepping.bodyshapes import scene_shapes
-from contactcp.simulate.stepping.moreau_jean import Scheme, advance
+from contactcp.simulate.stepping.moreau_jean import Scheme
+from contactcp.simulate.stepping.substeps import advance_certified
 from contactcp.simulate.stepping.systems import LinearSystem, SceneSystem
 from contactcp.simulate.stepping.trajectory import Trajectory
 
@@ -70,8 +72,10 @@ def simulate(
     ``(t, q, v) -> tau``; default the scene's ``tau``).  The scene is left in the final state.
     ``progress(k, n)`` is called after each step.  The last step ends at or just after
     ``duration`` (a whole number of steps).  A state that stops being finite ends the run.  A step
-    whose problem is not certified is counted in ``failed_steps`` (the run goes on from its best
-    point unless ``stop_on_failure``).
+    whose problem is not certified is taken again in sub-steps (``scheme.max_halvings``,
+    :mod:`~contactcp.simulate.stepping.substeps`); if they do not certify either, it is counted in
+    ``failed_steps`` (the run goes on from its best point unless ``stop_on_failure``).  BLAS runs
+    on one thread meanwhile, so that the trajectory does not depend on the caller's thread settings.
     """
     if scheme is None:
         unknown = sorted(set(scheme_options) - set(Scheme.__dataclass_fields__))
@@ -108,25 +112,10 @@ def simulate(
     energy = np.zeros(n + 1)
     Q[0], V[0], energy[0] = q, v, system.energy(q, v)
     pos[0], quat[0] = system.poses(q)
-    steps, memory, stopped, k = [], {}, False, 0
+    steps: list = []
     start = time.perf_counter()
-    for k in range(n):
-        with np.errstate(all="ignore"):  # a run-away state is reported below, not warned about
-            q, v, record = advance(system, float(t[k]), q, v, dt, scheme, memory)
-            e = system.energy(q, v) if np.all(np.isfinite(q)) and np.all(np.isfinite(v)) else np.nan
-        steps.append(record)
-        Q[k + 1], V[k + 1], energy[k + 1] = q, v, e
-        if not np.isfinite(e):
-            record.status = Status.NUMERICAL_FAILURE
-            record.notes.append("the state (or its energy) is no longer finite: the run stops")
-            stopped = True
-            break
-        pos[k + 1], quat[k + 1] = system.poses(q)
-        if progress is not None:
-            progress(k + 1, n)
-        if stop_on_failure and not record.success:
-            stopped = True
-            break
+    with one_blas_thread():  # the answer must not depend on the caller's BLAS threads (and is faster)
+        q, v, stopped = _run(system, scheme, t, dt, q, v, (Q, V, pos, quat, energy), steps, progress, stop_on_failure)
     wall = time.perf_counter() - start
     m = len(steps) + 1
     if isinstance(system, SceneSystem):
@@ -147,6 +136,30 @@ def simulate(
         stopped,
         scene_shapes(system.scene) if isinstance(system, SceneSystem) else [],
     )
+
+
+def _run(system, scheme, t, dt, q, v, out, steps, progress, stop_on_failure):
+    """The steps of :func:`simulate` into ``out = (Q, V, pos, quat, energy)`` and ``steps``:
+    ``(q, v, stopped)`` at the end."""
+    Q, V, pos, quat, energy = out
+    n = t.size - 1
+    memory: dict = {}
+    for k in range(n):
+        with np.errstate(all="ignore"):  # a run-away state is reported below, not warned about
+            q, v, record = advance_certified(system, float(t[k]), q, v, dt, scheme, memory)
+            e = system.energy(q, v) if np.all(np.isfinite(q)) and np.all(np.isfinite(v)) else np.nan
+        steps.append(record)
+        Q[k + 1], V[k + 1], energy[k + 1] = q, v, e
+        if not np.isfinite(e):
+            record.status = Status.NUMERICAL_FAILURE
+            record.notes.append("the state (or its energy) is no longer finite: the run stops")
+            return q, v, True
+        pos[k + 1], quat[k + 1] = system.poses(q)
+        if progress is not None:
+            progress(k + 1, n)
+        if stop_on_failure and not record.success:
+            return q, v, True
+    return q, v, False
 
 
 def pd_efforts(

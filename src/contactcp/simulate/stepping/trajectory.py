@@ -55,6 +55,11 @@ class Trajectory(PipelineResult):
         return sum(not s.success for s in self.steps)
 
     @property
+    def halved_steps(self) -> int:
+        """Steps taken again in sub-steps (:mod:`~contactcp.simulate.stepping.substeps`)."""
+        return sum(s.substeps > 1 for s in self.steps)
+
+    @property
     def status(self) -> Status:  # type: ignore[override]
         for s in self.steps:
             if not s.success:
@@ -93,6 +98,7 @@ class Trajectory(PipelineResult):
         return {
             "steps": len(self.steps),
             "failed_steps": self.failed_steps,
+            "halved_steps": self.halved_steps,
             "final_time": self.final_time,
             "max_residual": self.max_residual,
         }
@@ -115,6 +121,7 @@ class Trajectory(PipelineResult):
             "success": self.success,
             "steps": len(self.steps),
             "failed_steps": self.failed_steps,
+            "halved_steps": self.halved_steps,
             "final_time": self.final_time,
             "wall_time": self.wall_time,
             "max_residual": self.max_residual,
@@ -175,7 +182,7 @@ class Trajectory(PipelineResult):
         g.create_dataset("t", data=np.array([s.t for s in steps]))
         g.create_dataset("status", data=np.array([s.status.name for s in steps], dtype=object), dtype=text)
         g.create_dataset("method", data=np.array([s.method for s in steps], dtype=object), dtype=text)
-        for key in ("residual", "iterations", "transitions", "projected", "projection_residual"):
+        for key in ("residual", "iterations", "transitions", "projected", "projection_residual", "substeps"):
             g.create_dataset(key, data=np.array([getattr(s, key) for s in steps]))
         g.create_dataset("n_contacts", data=np.array([len(s.keys) for s in steps]))
         g.create_dataset("n_active", data=np.array([int(s.active.sum()) for s in steps]))

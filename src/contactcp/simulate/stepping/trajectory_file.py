@@ -104,6 +104,12 @@ def _steps(h5: Any, n: int, where: str) -> list[StepRecord]:
     status = _strings(g, "status", where, n)
     method = _strings(g, "method", where, n)
     numbers = {k: _shaped(np.asarray(_array(g, k, where)), (n,), f"steps/{k}", where) for k in _STEP_NUMBERS}
+    # files written before sub-steps existed have no 'substeps': every step was one step
+    numbers["substeps"] = np.ones(n)
+    if "substeps" in g:
+        numbers["substeps"] = _shaped(np.asarray(_array(g, "substeps", where)), (n,), "steps/substeps", where)
+    if not np.all(numbers["substeps"] >= 1):
+        raise InvalidProblemError(where, "'steps/substeps' must be >= 1")
     offset = _shaped(np.asarray(_array(c, "offset", where)), (n + 1,), "contacts/offset", where, np.int64)
     m = int(offset[-1])
     if offset[0] != 0 or np.any(np.diff(offset) < 0):
@@ -136,6 +142,7 @@ def _steps(h5: Any, n: int, where: str) -> list[StepRecord]:
                 transitions=int(numbers["transitions"][k]),
                 projected=bool(numbers["projected"][k]),
                 projection_residual=float(numbers["projection_residual"][k]),
+                substeps=int(numbers["substeps"][k]),
             )
         )
     return records

@@ -8,8 +8,8 @@ import warnings
 
 import numpy as np
 from scipy.optimize import least_squares, minimize
-from threadpoolctl import ThreadpoolController
 
+from contactcp.linalg.blas_threads import one_blas_thread
 from contactcp.solvers.ncp.merit_model import _Merit, _polish
 
 __all__: list[str] = []
@@ -172,12 +172,4 @@ def _run_lbfgsb(merit: _Merit, y0: np.ndarray, mon: _Monitor) -> _Run:
 
 _BACKEND_RUN = {"trf": _run_trf, "lbfgsb": _run_lbfgsb}
 
-_CONTROLLER: ThreadpoolController | None = None
-
-
-def _one_blas_thread():
-    """A context limiting BLAS to one thread (the controller is built once: ~0.01 ms per use, not ~0.7 ms)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+_one_blas_thread = one_blas_thread
