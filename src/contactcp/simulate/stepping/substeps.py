@@ -73,30 +73,39 @@ def _step(system, t, q, v, h, scheme, memory, depth):
 
 
 def merge_records(records: list[StepRecord]) -> StepRecord:
-    """One record for a step taken in sub-steps: the last sub-step's contacts (keys, points, gaps,
-    frames, end velocities, modes), each contact's impulse summed over the sub-steps in which it
-    appears (world components exactly; contact-frame components each in its sub-step's frame, which
-    turns by the sub-step's rotation), the largest residuals, the iterations and transitions
-    summed, the methods listed; ``substeps`` says how many.  One record is returned as it is."""
+    """One record for a step taken in sub-steps: its contacts are those of the last sub-step, then
+    those of earlier sub-steps that took an impulse and are gone by the last (each with the data of
+    the last sub-step it appears in: point, normal, gap, end velocity, mode), so that the record's
+    impulses are the step's; each contact's impulse is summed over the sub-steps (world components
+    exactly; contact-frame components each in its sub-step's frame, which turns by the sub-step's
+    rotation); the largest residuals, the iterations and transitions summed, the methods listed;
+    ``substeps`` says how many.  One record is returned as it is."""
     if len(records) == 1:
         return records[0]
-    last = records[-1]
-    index = {k: j for j, k in enumerate(last.keys)}
-    imp = np.zeros_like(last.impulse)
-    world = np.zeros_like(last.impulse_world)
+    # the rows: (record, index) of each contact's latest appearance, the last sub-step's first
+    rows: dict = {key: (records[-1], j) for j, key in enumerate(records[-1].keys)}
+    for rec in reversed(records[:-1]):
+        for j, key in enumerate(rec.keys):
+            if key not in rows and np.any(rec.impulse[j] != 0):
+                rows[key] = (rec, j)
+    keys = list(rows)
+    index = {key: i for i, key in enumerate(keys)}
+    imp = np.zeros((len(keys), 3))
+    world = np.zeros((len(keys), 3))
     for rec in records:
         for j, key in enumerate(rec.keys):
             i = index.get(key)
             if i is not None:
                 imp[i] += rec.impulse[j]
                 world[i] += rec.impulse_world[j]
-    lost = sum(
-        1 for rec in records[:-1] for j, key in enumerate(rec.keys) if key not in index and rec.impulse[j, 0] > 0
-    )
-    methods = list(dict.fromkeys(rec.method for rec in records))
+
+    def column(name: str) -> np.ndarray:
+        return np.array([getattr(rec, name)[j] for rec, j in rows.values()]).reshape(
+            len(keys), *getattr(records[-1], name).shape[1:]
+        )
+
+    last = records[-1]
     notes = [f"taken in {len(records)} sub-steps (the step of h was not certified)"]
-    if lost:
-        notes.append(f"{lost} impulses of contacts gone by the last sub-step are not in this record")
     for rec in records:
         notes += rec.notes
     return StepRecord(
@@ -104,18 +113,18 @@ def merge_records(records: list[StepRecord]) -> StepRecord:
         status=Status.SOLVED,
         residual=max(rec.residual for rec in records),
         iterations=sum(rec.iterations for rec in records),
-        method="+".join(methods),
-        keys=last.keys,
-        bodies=last.bodies,
-        points=last.points,
-        normals=last.normals,
-        gap=last.gap,
-        active=last.active | (imp[:, 0] > 0),
+        method="+".join(dict.fromkeys(rec.method for rec in records)),
+        keys=keys,
+        bodies=[rec.bodies[j] for rec, j in rows.values()],
+        points=column("points"),
+        normals=column("normals"),
+        gap=column("gap").astype(last.gap.dtype),
+        active=column("active").astype(bool) | (imp[:, 0] > 0),
         impulse=imp,
         impulse_world=world,
-        velocity=last.velocity,
-        mode=last.mode,
-        slide_direction=last.slide_direction,
+        velocity=column("velocity"),
+        mode=column("mode").astype(last.mode.dtype),
+        slide_direction=column("slide_direction"),
         transitions=sum(rec.transitions for rec in records),
         projected=any(rec.projected for rec in records),
         projection_residual=max(rec.projection_residual for rec in records),
