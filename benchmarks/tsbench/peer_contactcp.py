@@ -2,9 +2,10 @@
 
 The scene is rebuilt by contactcp itself (``spec["factory"]`` of ``contactcp.scenarios.timestepping``,
 or of ``spec["module"]``, with ``spec["margin"]`` when given: the grasp); one step is
-:func:`contactcp.simulate.stepping.advance` with the default :class:`~contactcp.simulate.stepping.Scheme`
-and a memory carried from step to step, the loop of :func:`contactcp.simulate.stepping.simulate`
-without its trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs two
+:func:`contactcp.simulate.stepping.substeps.advance_certified` (``advance``, taken again in halves
+when not certified) with the default :class:`~contactcp.simulate.stepping.Scheme` and a memory
+carried from step to step, the loop of :func:`contactcp.simulate.stepping.simulate` without its
+trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs two
 tiny scenes (and three steps of the grasp itself) so that the numba kernels are compiled or loaded
 from their cache before the timing.  The state recorded is that of the spec's bodies (the grasp:
 the sphere only).
@@ -21,7 +22,8 @@ from contactcp._version import __version__
 from contactcp.models.scene.detect import DEFAULT_MARGIN
 from contactcp.models.scene.scene import WORLD
 from contactcp.scenarios import timestepping as ts
-from contactcp.simulate.stepping import SceneSystem, Scheme, advance, simulate
+from contactcp.simulate.stepping import SceneSystem, Scheme, simulate
+from contactcp.simulate.stepping.substeps import advance_certified
 
 
 class Peer:
@@ -46,7 +48,7 @@ class Peer:
 
     def step(self) -> None:
         with np.errstate(all="ignore"):
-            self.q, self.v, self.record = advance(
+            self.q, self.v, self.record = advance_certified(
                 self.system, self.t, self.q, self.v, self.dt, self.scheme, self.memory
             )
         self.t += self.dt

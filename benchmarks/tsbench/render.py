@@ -160,7 +160,8 @@ def document(args, results: list[dict], missing: dict, load_start: str, wall: fl
         "",
         "Every (simulator, setting, scene) ran in its own process with OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS = 1 "
         "and a time limit; CPU time is `time.process_time()` around the step calls only (model building, "
-        "warm-up and reading the state excluded; contactcp: `advance`, its whole step: detection, the "
+        "warm-up and reading the state excluded; contactcp: `advance_certified`, its whole step, halved "
+        "when not certified: detection, the "
         "certified contact problem, the position projection). Every simulator's model is built from the "
         "same data, read from contactcp's scene: geometry, masses, inertias, mu, e, initial poses. All the "
         "accuracy numbers are measured by the benchmark from the recorded states (`benchmarks/tsbench/"
