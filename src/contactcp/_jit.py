@@ -72,6 +72,7 @@ def _problems() -> list[Any]:
 
     from contactcp.problems import LCP, BoxLCP, MixedLCP
     from contactcp.problems.friction import FrictionContactProblem
+    from contactcp.problems.friction_global import GlobalFrictionContactProblem
 
     M = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
     W3 = np.kron(np.eye(2), np.array([[2.0, 0.1, 0.0], [0.1, 1.5, 0.2], [0.0, 0.2, 1.0]]))
@@ -85,6 +86,9 @@ def _problems() -> list[Any]:
         FrictionContactProblem(W3, [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]),
         FrictionContactProblem(sp.csr_matrix(W3), [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]),
         FrictionContactProblem(W2, [-1.0, 0.5, -2.0, 0.3], [0.4, 0.6], dim=2),
+        GlobalFrictionContactProblem(
+            np.diag([2.0, 2.0, 2.0, 1.0, 1.0, 1.0]), W3, np.zeros(6), [-1.0, 0.5, 0.2, -2.0, -0.3, 0.1], [0.3, 0.8]
+        ),
     ]
 
 

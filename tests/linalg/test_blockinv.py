@@ -26,7 +26,9 @@ def test_solves_agree_with_dense():
     M = _mass(rng)
     n = M.shape[0]
     S = BlockSolver(M)
-    assert S.diag_rows.size == 5 and len(S.blocks) == 4
+    # the SPD 3x3 blocks are inverted in one batch; the non-symmetric one is factored alone
+    assert S.diag_rows.size == 5 and len(S.blocks) == 1 and S.blocks[0].size == 2
+    assert S._small is not None and S._small.nnz == 27
     b = rng.standard_normal(n)
     B = rng.standard_normal((n, 4))
     Md = M.toarray()
@@ -36,6 +38,38 @@ def test_solves_agree_with_dense():
     X = S.solve_sparse(H)
     assert sp.issparse(X)
     np.testing.assert_allclose(Md @ X.toarray(), H.toarray(), atol=1e-12)
+
+
+def test_a_symmetric_block_that_is_not_positive_definite_is_factored_alone():
+    # an indefinite symmetric block makes the batched Cholesky of its size fail: every block of that
+    # size is then factored alone (LU for the indefinite one), and the solves still agree
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((6, 6))
+    spd = A @ A.T + 6 * np.eye(6)
+    Q = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    indefinite = Q @ np.diag([2.0, -1.0, 3.0, 1.0, 1.0, 4.0]) @ Q.T
+    indefinite = 0.5 * (indefinite + indefinite.T)  # exactly symmetric
+    M = sp.block_diag([spd, indefinite, 2 * spd], format="csr")
+    S = BlockSolver(M)
+    assert S._small is None and len(S.blocks) == 3
+    b = rng.standard_normal(18)
+    np.testing.assert_allclose(M.toarray() @ S.solve(b), b, atol=1e-12)
+
+
+def test_many_rigid_bodies_are_one_batch():
+    # 40 rigid bodies: full 6 x 6 SPD blocks in one batch, solves against dense ones
+    rng = np.random.default_rng(4)
+    blocks = []
+    for _ in range(40):
+        A = rng.standard_normal((6, 6))
+        B = A @ A.T + np.eye(6)
+        blocks.append(0.5 * (B + B.T))  # exactly symmetric: a body's frame off its centre of mass
+    M = sp.block_diag(blocks, format="csr")
+    S = BlockSolver(M)
+    assert not S.blocks and S._small is not None
+    H = sp.random(240, 90, density=0.05, random_state=2, format="csr")
+    Md = M.toarray()
+    np.testing.assert_allclose(Md @ S.solve_sparse(H).toarray(), H.toarray(), atol=1e-12)
 
 
 def test_a_diagonal_mass_matrix_is_one_vector():

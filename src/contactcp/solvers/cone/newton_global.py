@@ -26,6 +26,8 @@ previous step's reactions.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
@@ -33,7 +35,7 @@ import scipy.sparse as sp
 from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
+from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual, woodbury_back, woodbury_step
 from contactcp.solvers.registry import Raw, integer, real, register, vector
 
 __all__ = ["newton_global", "block_rho"]
@@ -54,9 +56,26 @@ def block_rho(problem: GlobalFrictionContactProblem, MinvH: sp.spmatrix) -> np.n
     return d / np.maximum(tr, floor)
 
 
-def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, eps: float):
-    """``dr = -J_eps^{-1} phi`` by the Woodbury identity (module docstring); None if singular."""
+def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, eps: float, dense=None):
+    """``dr = -J_eps^{-1} phi`` by the Woodbury identity (module docstring); None if singular.
+
+    ``dense``: ``(M, Hp, Hi, Hx)``, ``M`` dense and ``H`` in CSC form, when ``n_v <= DENSE_UP_TO``:
+    ``M + H Y`` is then assembled by a compiled kernel (:func:`~.kernels.woodbury_step`) and factored
+    densely; above, with sparse products and SuperLU."""
     d, n_c = problem.dim, D.shape[0]
+    if dense is not None:
+        M, Hp, Hi, Hx = dense
+        K, rhs, B, z, ok = woodbury_step(M, Hp, Hi, Hx, D, rho, phi, eps, d)
+        if not ok:
+            return None
+        try:
+            with warnings.catch_warnings():  # a singular K gives non-finite steps, refused below
+                warnings.simplefilter("ignore", sla.LinAlgWarning)
+                s = sla.lu_solve(sla.lu_factor(K, check_finite=False), rhs, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        dr = woodbury_back(Hp, Hi, Hx, B, z, s, d)
+        return dr if np.all(np.isfinite(dr)) else None
     A = np.eye(d)[None] - (1.0 - eps) * D
     try:
         Ainv = np.linalg.inv(A)
@@ -69,10 +88,7 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     K = problem.M + problem.H @ Y
     rhs = problem.H @ z
     try:
-        if K.shape[0] <= DENSE_UP_TO:
-            s = sla.lu_solve(sla.lu_factor(K.toarray(), check_finite=False), rhs, check_finite=False)
-        else:
-            s = factorize(K)(rhs)
+        s = factorize(K)(rhs)
     except (np.linalg.LinAlgError, RuntimeError, ValueError):
         return None
     dr = z - Y @ s
@@ -121,6 +137,11 @@ def newton_global(
     nq = float(np.linalg.norm(q))
     qscale = nq if nq > np.finfo(float).tiny else 1.0
     rho = block_rho(problem, MinvH)
+    dense = None
+    if problem.n_v <= DENSE_UP_TO:
+        Hc = problem.H.tocsc()
+        Hc.sort_indices()
+        dense = (problem.M.toarray(), Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64), Hc.data)
 
     def velocity_terms(x: np.ndarray) -> np.ndarray:
         return HT @ (MinvH @ x)
@@ -143,7 +164,7 @@ def newton_global(
                 rho, shrinks, since_best, ls_fail = rho * 0.1, shrinks + 1, 0, 0
         phi, D = ac_phi_D(r, u, mu, rho, d, True)
         theta = 0.5 * phi @ phi
-        dr = _reduced_step(problem, HT, D, rho, phi, min(eps, max(EPS_FLOOR, 1e-2 * np.sqrt(res))))
+        dr = _reduced_step(problem, HT, D, rho, phi, min(eps, max(EPS_FLOOR, 1e-2 * np.sqrt(res))), dense)
         if dr is None:
             status, msg = Status.NUMERICAL_FAILURE, "singular reduced Newton matrix"
             break
