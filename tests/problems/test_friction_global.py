@@ -48,6 +48,21 @@ def test_local_form_is_H_T_M_inv_H():
     assert p.local() is L  # formed once
 
 
+def test_the_solvers_local_form_is_dense_for_a_few_contacts_only():
+    from contactcp.problems.friction_global import DENSE_LOCAL_UP_TO
+
+    small = piles.box_stack(3, 2, seed=4)
+    assert small.n_v * small.w.size <= DENSE_LOCAL_UP_TO
+    D = small.local_for_solving()
+    assert isinstance(D.W, np.ndarray) and small.local_for_solving() is D  # formed once
+    L = small.local()
+    np.testing.assert_allclose(D.W, L.W.toarray(), rtol=1e-12, atol=1e-14 * np.abs(D.W).max())
+    np.testing.assert_array_equal(D.q, L.q)
+    big = piles.box_stack(12, 3, seed=1)
+    assert big.n_v * big.w.size > DENSE_LOCAL_UP_TO
+    assert big.local_for_solving() is big.local() and sp.issparse(big.local().W)
+
+
 def test_residual_agrees_with_the_tests_own_measure():
     p = piles.box_stack(4, 1, seed=2)
     res = ccp.solve(p, tol=1e-9)

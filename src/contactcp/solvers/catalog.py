@@ -60,7 +60,7 @@ def _warm_local(problem: FrictionContactProblem, x) -> dict:
 
 
 def _warm_global(problem: GlobalFrictionContactProblem, x) -> dict:
-    return _warm_local(problem.local(), problem.split(x)[1])
+    return _warm_local(problem.local_for_solving(), problem.split(x)[1])
 
 
 registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN, warm=_warm_local)

@@ -2,10 +2,10 @@
 
 ``apply``: eliminate the velocities, ``v = M^{-1}(H r + f)``, which gives the local problem
 ``u = W r + q`` with ``W = H^T M^{-1} H`` and ``q = w + H^T M^{-1} f``
-(:meth:`~contactcp.problems.GlobalFrictionContactProblem.local`: ``M`` factored block by block,
-``W`` formed sparse, never dense); ``invert``: ``x = (M^{-1}(H r + f), r)``.  The registry then
-certifies ``x`` with the *global* problem's own residual (equilibrium and Coulomb's law on
-``u = H^T v + w``), not with the local one.
+(:meth:`~contactcp.problems.GlobalFrictionContactProblem.local_for_solving`: ``M`` factored block
+by block, ``W`` formed sparse, dense only for a few contacts); ``invert``:
+``x = (M^{-1}(H r + f), r)``.  The registry then certifies ``x`` with the *global* problem's own
+residual (equilibrium and Coulomb's law on ``u = H^T v + w``), not with the local one.
 
 Every friction-cone method of the local problem is registered here for the global problem under
 its own name and options (``r0`` is a start for the reactions), and the global default chain is
@@ -27,7 +27,7 @@ from contactcp.solvers.registry import Raw
 
 def apply(problem: GlobalFrictionContactProblem) -> FrictionContactProblem:
     """The local problem (cached on the global one: every step of a chain reuses it)."""
-    return problem.local()
+    return problem.local_for_solving()
 
 
 def invert(problem: GlobalFrictionContactProblem, r: np.ndarray | None) -> np.ndarray | None:
