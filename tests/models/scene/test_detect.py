@@ -120,3 +120,53 @@ def test_a_free_body_needs_a_unit_quaternion_and_no_effort():
     s.tau[0] = 1.0
     with pytest.raises(InvalidProblemError, match="no joint effort"):
         detect(s)
+
+
+@pytest.mark.parametrize("second", ["sphere", "halfspace"])
+def test_sphere_pairs_in_closed_form_agree_with_coal(second):
+    # the closed form (detect._sphere_pair) against coal's query with its lifts, on random poses and
+    # gaps on both sides of the margin: the same pairs found, the same normal, gap and point
+    import importlib
+
+    import coal
+    import pinocchio as pin
+
+    D = importlib.import_module("contactcp.models.scene.detect")
+    rng = np.random.default_rng(7 if second == "sphere" else 8)
+    margin, found = 1e-3, 0
+    for _ in range(300):
+        r1 = rng.uniform(0.01, 0.2)
+        g1 = coal.Sphere(r1)
+        gap = rng.uniform(-1e-3, 2e-3)
+        R1, R2 = pin.exp3(rng.normal(size=3)), pin.exp3(rng.normal(size=3))
+        if second == "sphere":
+            r2 = rng.uniform(0.01, 0.2)
+            g2 = coal.Sphere(r2)
+            n = rng.normal(size=3)
+            n /= np.linalg.norm(n)
+            c1 = 0.1 * rng.normal(size=3)
+            M1, M2 = pin.SE3(R1, c1), pin.SE3(R2, c1 - (r1 + r2 + gap) * n)
+            apart = M1.translation - M2.translation
+        else:
+            hn = rng.normal(size=3)
+            hn /= np.linalg.norm(hn)
+            g2 = coal.Halfspace(hn, 0.1 * rng.normal())
+            M2 = pin.SE3(R2, 0.1 * rng.normal(size=3))
+            nw = M2.rotation @ hn
+            off = g2.d + nw @ M2.translation
+            c1 = M2.translation + 0.1 * rng.normal(size=3)
+            M1 = pin.SE3(R1, c1 - (nw @ c1 - off) * nw + (r1 + gap) * nw)
+            apart = nw
+        closed = D._sphere_pair(g1, M1, g2, M2, margin)[0]
+        coal_answer = D._collide(g1, D._transform(M1), g2, D._transform(M2), margin)
+        if coal_answer is not None and abs(coal_answer[1]) < D._NEAR:  # coal's own answer needs its lift here
+            coal_answer = D._lift(g1, M1, g2, D._transform(M2), margin, apart / np.linalg.norm(apart))
+        assert (closed is None) == (coal_answer is None)
+        if closed is None:
+            continue
+        found += 1
+        assert closed[1] == pytest.approx(gap, abs=1e-15)
+        assert np.abs(closed[0] - coal_answer[0]).max() <= 1e-12
+        assert abs(closed[1] - coal_answer[1]) <= 1e-12
+        assert np.abs(closed[2][0] - coal_answer[2][0]).max() <= 1e-12
+    assert 150 <= found < 300  # both sides of the margin were tried
