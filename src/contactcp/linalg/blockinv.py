@@ -74,6 +74,7 @@ class BlockSolver:
         self._small, batched = self._batch(M, [b for b in multi if b.size <= SMALL_BLOCK])
         self.blocks = [b for b in multi if not (b.size <= SMALL_BLOCK and batched.get(id(b)))]
         self._factors = [self._factor(M, idx) for idx in self.blocks]
+        self._inv: sp.csr_matrix | None = None
 
     def _batch(self, M: sp.csr_matrix, small: list[np.ndarray]):
         """The inverses of the small symmetric positive definite blocks, batched by size, as one sparse
@@ -160,11 +161,15 @@ class BlockSolver:
         H = sp.csr_matrix(H, dtype=np.float64)
         if H.shape[0] != self.n:
             raise InvalidProblemError("H", f"has {H.shape[0]} rows, M has {self.n}")
-        D = (sp.diags(1.0 / self.diag) @ H[self.diag_rows]).tocoo()
-        rows, cols, vals = [self.diag_rows[D.row]], [D.col], [D.data]
-        if self._small is not None:
-            S = (self._small @ H).tocoo()
-            rows, cols, vals = rows + [S.row], cols + [S.col], vals + [S.data]
+        if self._inv is None:  # the one-entry and small blocks' inverses, one sparse matrix (once)
+            d = self.diag_rows
+            inv = sp.csr_matrix((1.0 / self.diag, (d, d)), shape=(self.n, self.n))
+            self._inv = inv if self._small is None else (inv + self._small).tocsr()
+        X = self._inv @ H
+        if not self.blocks:  # a multibody system of rigid bodies: one product
+            return X.tocsc()
+        D = X.tocoo()
+        rows, cols, vals = [D.row], [D.col], [D.data]
         for idx, fac in zip(self.blocks, self._factors):
             Hc = H[idx]
             used = np.unique(Hc.indices)
