@@ -197,7 +197,8 @@ class StepRecord:
 
 def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, slip_tol: float):
     """A contact's mode code and, when it slides, its world sliding direction (``closed``: a
-    frictionless contact that carries a force)."""
+    frictionless contact that carries a force).  The rule, contact by contact; the stepper applies it
+    to all contacts at once (:func:`_modes`, checked against this in the tests)."""
     none = np.zeros(3)
     if not r[0] > 0:
         return SEPARATED, none
@@ -208,6 +209,26 @@ def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, 
         return STICKING, none
     d = frame[:, 1] * u[1] + frame[:, 2] * u[2]
     return SLIDING, d / np.linalg.norm(d)
+
+
+def _modes(imp, vel, frames, d: int, mu, active, slip_tol: float):
+    """:func:`_mode` of every contact at once: ``(codes, sliding directions)`` (inactive contacts:
+    separated)."""
+    n = imp.shape[0]
+    modes = np.full(n, SEPARATED, dtype=np.int8)
+    slide = np.zeros((n, 3))
+    loaded = active & (imp[:, 0] > 0)
+    closed = loaded & ((mu == 0) if d != 1 else np.ones(n, dtype=bool))
+    friction = loaded & ~closed
+    sticks = np.hypot(vel[:, 1], vel[:, 2]) <= slip_tol
+    modes[closed] = CLOSED
+    modes[friction & sticks] = STICKING
+    slides = friction & ~sticks
+    modes[slides] = SLIDING
+    if slides.any():
+        dirs = frames[slides, :, 1] * vel[slides, 1:2] + frames[slides, :, 2] * vel[slides, 2:3]
+        slide[slides] = dirs / np.linalg.norm(dirs, axis=1)[:, None]
+    return modes, slide
 
 
 def advance(
@@ -360,12 +381,9 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
     vel = np.zeros((n, 3))
     imp[:, :d] = r
     vel[:, :d] = u1
-    modes = np.zeros(n, dtype=np.int8)
-    slide = np.zeros((n, 3))
+    modes, slide = _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
     transitions = 0
     for j, key in enumerate(C.keys):
-        if active[j]:
-            modes[j], slide[j] = _mode(imp[j], vel[j], C.frames[j], d, C.mu[j], scheme.slip_tol)
         before = memory.get(key, (None, SEPARATED))[1]
         transitions += int(before != modes[j])
     gone = set(memory) - set(C.keys)
