@@ -92,6 +92,8 @@ class SceneSystem:
         self.nq, self.nv = model.nq, model.nv
         self._efforts = _efforts(efforts, self.nv)
         self._free = [j.v for j in scene.joints if j.free]
+        # each free body's six velocity indices, one row per body (its linear part first)
+        self._free_rows = np.array([np.arange(nv_s.start, nv_s.stop) for nv_s in self._free], dtype=np.intp)
         self._free_q = [j.q for j in scene.joints if j.free]
         self._spherical = [
             j.v for j in scene.joints if model.joints[j.index].shortname().startswith("JointModelSpherical")
@@ -135,8 +137,8 @@ class SceneSystem:
             # q_{k+1} by :meth:`transport`): its origin's acceleration there is the classical one,
             # so the rate of the turning axes, w x v, leaves pinocchio's bias
             c = np.zeros(self.nv)
-            for s in self._free:
-                c[s][:3] = np.cross(v[s][3:], v[s][:3])
+            V = v[self._free_rows]  # (bodies, 6)
+            c[self._free_rows[:, :3]] = np.cross(V[:, 3:], V[:, :3])
             f = f + M @ c
         return M, f
 
