@@ -18,24 +18,29 @@ def _dense_W(p):
     return H.T @ np.linalg.solve(M, H)
 
 
+@pytest.mark.parametrize("dim", [3, 2])
 @pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_woodbury_step_is_the_regularised_newton_step(seed, compiled):
+def test_woodbury_step_is_the_regularised_newton_step(seed, compiled, dim):
     """The step through the n_v x n_v system equals the dense solve of
     (I - D + D rho (W + eps / rho I)) dr = -phi on the d n_c rows, by sparse products and SuperLU
-    and by the compiled dense assembly alike."""
+    and by the compiled dense assembly alike, for three- and two-dimensional contacts (the time
+    stepper's position projection poses a two-dimensional problem)."""
     p = box_stack(3, seed=seed)
+    if dim == 2:  # the normal and the first tangent of each contact
+        keep = np.flatnonzero(np.arange(p.w.size) % 3 < 2)
+        p = ccp.GlobalFrictionContactProblem(p.M, p.H[:, keep], p.f, p.w[keep], p.mu, dim=2)
     rng = np.random.default_rng(seed)
     W = _dense_W(p)
     rho = block_rho(p, p.solver.solve_sparse(p.H).tocsr())
     r = rng.normal(size=p.w.size)  # tangential parts of either sign: some contacts slide
-    r[::3] = np.abs(r[::3])
+    r[::dim] = np.abs(r[::dim])
     u = W @ r + p.q
-    phi, D = ac_phi_D(r, u, p.mu, rho, 3, True)
+    phi, D = ac_phi_D(r, u, p.mu, rho, dim, True)
     eps = 1e-3
     n = p.w.size
     Dfull = sp.block_diag(list(D)).toarray()
-    R = np.repeat(rho, 3)
+    R = np.repeat(rho, dim)
     J = np.eye(n) - Dfull + Dfull @ np.diag(R) @ (W + np.diag(eps / R))
     expected = np.linalg.solve(J, -phi)
     dense = None
