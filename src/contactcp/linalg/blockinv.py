@@ -13,9 +13,9 @@ finds the blocks (the connected components of ``M``'s sparsity graph), factors e
 Blocks of up to :data:`SMALL_BLOCK` rows (a rigid body's 6 x 6) that are symmetric positive definite
 are factored together, all blocks of one size in one batched Cholesky, and kept as their inverses in
 one sparse block-diagonal matrix: solving with them is then one sparse product, where a loop over the
-bodies of a pile spent more in Python than in arithmetic.  (An explicit inverse of a Cholesky factor
-is as accurate as the triangular solves up to the block's condition number, which the pivot test
-below bounds; every answer that uses it is certified on ``M`` itself.)
+bodies of a pile spent more in Python than in arithmetic.  (Solving with the explicit inverse has
+errors of the order of the block's condition number times the rounding unit, like the triangular
+solves it replaces; every answer that uses it is certified on ``M`` itself.)
 
 A singular block raises :class:`~contactcp.errors.InvalidProblemError` naming ``M`` and the block's rows.
 """
@@ -70,22 +70,22 @@ class BlockSolver:
         zero = np.flatnonzero(self.diag == 0.0)
         if zero.size:
             raise InvalidProblemError(field, f"is singular: its block at row {self.diag_rows[zero[0]]} is zero")
-        multi = blocks
-        self._small, batched = self._batch(M, [b for b in multi if b.size <= SMALL_BLOCK])
-        self.blocks = [b for b in multi if not (b.size <= SMALL_BLOCK and batched.get(id(b)))]
+        self._small, batched = self._batch(M, blocks)
+        self.blocks = [b for b, done in zip(blocks, batched) if not done]
         self._factors = [self._factor(M, idx) for idx in self.blocks]
         self._inv: sp.csr_matrix | None = None
 
-    def _batch(self, M: sp.csr_matrix, small: list[np.ndarray]):
+    def _batch(self, M: sp.csr_matrix, blocks: list[np.ndarray]):
         """The inverses of the small symmetric positive definite blocks, batched by size, as one sparse
-        matrix (None if none), and which blocks it covers (by ``id``); the others are factored alone."""
-        covered: dict[int, bool] = {}
+        matrix (None if none), and which of ``blocks`` it covers; the others are factored alone."""
+        covered = [False] * len(blocks)
         rows, cols, vals = [], [], []
-        by_size: dict[int, list[np.ndarray]] = {}
-        for b in small:
-            by_size.setdefault(b.size, []).append(b)
+        by_size: dict[int, list[int]] = {}
+        for j, b in enumerate(blocks):
+            if b.size <= SMALL_BLOCK:
+                by_size.setdefault(b.size, []).append(j)
         for size, group in by_size.items():
-            idx = np.array(group)  # (k, size)
+            idx = np.array([blocks[j] for j in group])  # (k, size)
             flat = idx.reshape(-1)
             # M restricted to these blocks' rows and columns has entries within the blocks only (they
             # are connected components): entry (a, b) is entry (a % size, b % size) of block a // size
@@ -111,7 +111,7 @@ class BlockSolver:
             cols.append(np.tile(gi, (1, size)).reshape(-1))
             vals.append(inv.reshape(-1))
             for g in good:
-                covered[id(group[g])] = True
+                covered[group[g]] = True
         if not vals:
             return None, covered
         inv = sp.csr_matrix(
