@@ -37,16 +37,18 @@ registry.set_default_chain(MixedLCP, "lemke", "merit", "milp", "enumerate", fini
 registry.set_default_chain(BoxLCP, "lemke", "milp", "enumerate", finish=finish_linear)
 #: friction-cone problems, local and global (the global ones on their local form); each step starts
 #: from the best point of the steps before it, but ADMM (whose warm starts were slower than cold ones
-#: on FCLIB's Kapla tower in a trial run, not recorded in a benchmark table).  NSGS first: it solves
-#: 8 of the 12 local FCLIB sample problems on its own (benchmarks/results/fclib.md), and hands over
-#: early when its rate cannot reach the tolerance; the proximal-point method solves the
-#: rank-deficient ones (capsules, stacks, walls); Newton, ADMM and a long NSGS are the fallbacks.
-#: The order was chosen on the FCLIB sample (benchmarks/fclib.py) and the piles of scenarios.piles
-#: (tests/scenarios/test_piles.py solves them).  Last, for small problems, pure Newton with
-#: minimum-norm steps: W nearly singular and slightly non-symmetric (solvers/cone/newton_minnorm.py).
+#: on FCLIB's Kapla tower in a trial run, not recorded in a benchmark table) and the proximal-point
+#: method when that point is farther than 100 tol (its ``warm_within``: from a far point it crept).
+#: NSGS first: it solves 8 of the 12 local FCLIB sample problems on its own
+#: (benchmarks/results/fclib.md), and hands over early when its rate cannot reach the tolerance; the
+#: proximal-point method solves the rank-deficient ones (capsules, stacks, walls); Newton, ADMM and
+#: a long NSGS are the fallbacks.  The order was chosen on the FCLIB sample (benchmarks/fclib.py) and
+#: the piles of scenarios.piles (tests/scenarios/test_piles.py solves them).  Last, for small
+#: problems, pure Newton with minimum-norm steps: W nearly singular and slightly non-symmetric
+#: (solvers/cone/newton_minnorm.py).
 FRICTION_CHAIN = (
     ("nsgs", {"give_up": True}),
-    ("prox", {"restarts": 6}),
+    ("prox", {"restarts": 6, "warm_within": 100.0}),
     ("newton", {"max_iter": 50}),
     ("admm", {"max_iter": 1000, "r0": None}),
     ("nsgs", {"max_sweeps": 5000}),

@@ -86,6 +86,32 @@ def test_default_chain_on_a_rank_deficient_problem():
     assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
 
 
+def test_prox_starts_from_zero_when_the_start_is_farther_than_warm_within():
+    p = piles.box_stack(6, 2, seed=3).local()
+    cold = ccp.solve(p, "prox", tol=1e-8)
+    far = ccp.solve(p, "nsgs", tol=1e-8, max_sweeps=3).x  # a start far from a solution
+    assert p.residual(far).value > 100 * 1e-8
+    dropped = ccp.solve(p, "prox", tol=1e-8, r0=far, warm_within=100.0)
+    kept = ccp.solve(p, "prox", tol=1e-8, r0=far)
+    assert cold.success and dropped.success and kept.success
+    np.testing.assert_array_equal(dropped.x, cold.x)  # the same run: from zero
+    assert dropped.iterations == cold.iterations
+    # a start within warm_within * tol is kept: at a solution, no proximal step is needed
+    near = ccp.solve(p, "prox", tol=1e-8, r0=cold.x, warm_within=100.0)
+    assert near.success and near.iterations == 0
+    with pytest.raises(InvalidOptionError):
+        ccp.solve(p, "prox", warm_within=0.5)
+
+
+def test_the_chain_solves_a_wall_where_prox_from_the_nsgs_point_crept():
+    # box_wall(6, 5, seed=0): NSGS stops at 1e-2; prox from there ran out of proximal steps (13.9 s,
+    # the chain failed), from zero it solves (prox's warm_within in the default chain)
+    p = piles.box_wall(6, 5, seed=0).local()
+    res = ccp.solve(p, tol=1e-8)
+    assert res.success and res.method == "prox"
+    assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
+
+
 @pytest.mark.parametrize("method", ["nsgs", "prox", "newton", "admm", None])
 def test_data_near_the_top_of_the_range_do_not_crash(method):
     # |r . u| * 2^(2k) overflows in the residual's diagnostics: they read inf, the measure stays exact
