@@ -35,7 +35,8 @@ import scipy.sparse as sp
 from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual, woodbury_back, woodbury_step
+from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
+from contactcp.solvers.cone.woodbury_kernels import woodbury_back, woodbury_step
 from contactcp.solvers.registry import Raw, integer, real, register, vector
 
 __all__ = ["newton_global", "block_rho"]
@@ -60,7 +61,7 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     """``dr = -J_eps^{-1} phi`` by the Woodbury identity (module docstring); None if singular.
 
     ``dense``: ``(M, Hp, Hi, Hx)``, ``M`` dense and ``H`` in CSC form, when ``n_v <= DENSE_UP_TO``:
-    ``M + H Y`` is then assembled by a compiled kernel (:func:`~.kernels.woodbury_step`) and factored
+    ``M + H Y`` is then assembled by a compiled kernel (:func:`~.woodbury_kernels.woodbury_step`) and factored
     densely; above, with sparse products and SuperLU."""
     d, n_c = problem.dim, D.shape[0]
     if dense is not None:
