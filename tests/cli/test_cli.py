@@ -319,8 +319,15 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path):
     _warm()
     store = tmp_path / "s"
     args = [sys.executable, "-m", "contactcp.cli", "hand2d", "--map", "--resolution", "700", "--workers", "1"]
+    # the child starts with Ctrl-C's default action, as from a terminal: a test run started in the
+    # background by a non-interactive shell (nohup ... &) has SIGINT ignored, and a child would inherit
+    # that and finish the map (exit 0)
     p = subprocess.Popen(
-        [*args, "--store", str(store), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*args, "--store", str(store), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not list(store.glob("part-*.parquet")) and time.monotonic() < deadline:
