@@ -111,6 +111,13 @@ def test_a_linear_system_has_no_shapes_and_its_file_reads_back(tmp_path):
     assert back.shapes == [] and back.body_pos.shape == (6, 0, 3)
 
 
+def _replace(h5, key, change):
+    """Dataset ``key`` replaced by ``change`` of its values, as floats."""
+    values = change(h5[key][()].astype(float))
+    del h5[key]
+    h5.create_dataset(key, data=values)
+
+
 def _broken(tmp_path, stack, edit):
     path = tmp_path / "b.h5"
     stack.to_hdf5(path)
@@ -133,6 +140,13 @@ def _broken(tmp_path, stack, edit):
         (lambda h5: h5["shapes/kind"].__setitem__(0, "torus"), "torus"),
         (lambda h5: h5["steps/status"].__setitem__(0, "GREAT"), "GREAT"),
         (lambda h5: h5.attrs.__setitem__("dt", -1.0), "dt"),
+        (lambda h5: h5["steps/substeps"].__setitem__(0, 0), "whole numbers >= 1"),
+        (lambda h5: _replace(h5, "steps/substeps", lambda a: np.where(np.arange(a.size) == 0, 1.5, a)), "whole"),
+        (lambda h5: _replace(h5, "steps/substeps", lambda a: np.where(np.arange(a.size) == 0, np.nan, a)), "whole"),
+        (
+            lambda h5: (h5.__delitem__("steps/substeps"), h5.create_dataset("steps/substeps", data=[1, 1])),
+            "'steps/substeps' has shape",
+        ),
     ],
 )
 def test_a_malformed_file_is_refused(stack, tmp_path, edit, words):

@@ -108,8 +108,9 @@ def _steps(h5: Any, n: int, where: str) -> list[StepRecord]:
     numbers["substeps"] = np.ones(n)
     if "substeps" in g:
         numbers["substeps"] = _shaped(np.asarray(_array(g, "substeps", where)), (n,), "steps/substeps", where)
-    if not np.all(numbers["substeps"] >= 1):
-        raise InvalidProblemError(where, "'steps/substeps' must be >= 1")
+    sub = numbers["substeps"]
+    if not np.all((sub >= 1) & (sub <= 2**20) & (sub == np.floor(sub))):
+        raise InvalidProblemError(where, "'steps/substeps' must hold whole numbers >= 1")
     offset = _shaped(np.asarray(_array(c, "offset", where)), (n + 1,), "contacts/offset", where, np.int64)
     m = int(offset[-1])
     if offset[0] != 0 or np.any(np.diff(offset) < 0):

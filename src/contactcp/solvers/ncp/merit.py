@@ -56,9 +56,10 @@ import numpy as np
 
 from contactcp._validate import vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
+from contactcp.linalg.blas_threads import one_blas_thread
 from contactcp.problems import LCP, MixedLCP, MixedNCP
 from contactcp.result import Status
-from contactcp.solvers.ncp.merit_backends import _BACKEND_RUN, _Monitor, _one_blas_thread, _Run  # noqa: F401
+from contactcp.solvers.ncp.merit_backends import _BACKEND_RUN, _Monitor, _Run  # noqa: F401
 from contactcp.solvers.ncp.merit_model import _Merit, _Model, _polish, merit_value  # noqa: F401
 from contactcp.solvers.registry import Raw, boolean, integer, real, register
 from contactcp.solvers.registry import vector as vector_option
@@ -273,7 +274,7 @@ def merit(
             mon = _Monitor(merit_, tol, max_iter, bool(polish))
             # small dense products: a multithreaded BLAS only adds synchronisation (on a busy 2-core
             # machine L-BFGS-B ran 20x slower with two OpenBLAS threads than with one)
-            with _one_blas_thread():
+            with one_blas_thread():
                 run = run_backend(merit_, y0, mon)
             _finish(model, merit_, run)
             # by the residual, not the backend's ending: a run the monitor stopped as solved can end

@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 from scipy.optimize import least_squares, minimize
 
-from contactcp.linalg.blas_threads import one_blas_thread
 from contactcp.solvers.ncp.merit_model import _Merit, _polish
 
 __all__: list[str] = []
@@ -171,5 +170,3 @@ def _run_lbfgsb(merit: _Merit, y0: np.ndarray, mon: _Monitor) -> _Run:
 
 
 _BACKEND_RUN = {"trf": _run_trf, "lbfgsb": _run_lbfgsb}
-
-_one_blas_thread = one_blas_thread
