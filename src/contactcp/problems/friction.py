@@ -173,9 +173,12 @@ class FrictionContactProblem(Problem):
             storage = (W.indptr, W.indices, W.data, _NO_DENSE, True)
         else:
             storage = (_NO_INT, _NO_INT, _NO_FLOAT, W, False)
-        finite, value, nat, cone, dual, comp, nq, k, u = coulomb_measure(
-            *storage, r, self.q, self.mu, self.dim, self._mu_max
-        )
+        return self._measured(coulomb_measure(*storage, r, self.q, self.mu, self.dim, self._mu_max))
+
+    @staticmethod
+    def _measured(measure: tuple) -> tuple[Residual, np.ndarray]:
+        """``(Residual, u)`` from :func:`~._coulomb.coulomb_measure`'s output (the data scaled back)."""
+        finite, value, nat, cone, dual, comp, nq, k, u = measure
         if not finite:
             inf = math.inf
             return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u

@@ -47,7 +47,7 @@ registry.set_default_chain(BoxLCP, "lemke", "milp", "enumerate", finish=finish_l
 #: problems, pure Newton with minimum-norm steps: W nearly singular and slightly non-symmetric
 #: (solvers/cone/newton_minnorm.py).
 FRICTION_CHAIN = (
-    ("nsgs", {"give_up": True}),
+    ("nsgs", nsgs.FIRST_OPTIONS),
     ("prox", {"restarts": 6, "warm_within": 100.0}),
     ("newton", {"max_iter": 50}),
     ("admm", {"max_iter": 1000, "r0": None}),
@@ -65,7 +65,7 @@ def _warm_global(problem: GlobalFrictionContactProblem, x) -> dict:
     return _warm_local(problem.local_for_solving(), problem.split(x)[1])
 
 
-registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN, warm=_warm_local)
+registry.set_default_chain(FrictionContactProblem, *FRICTION_CHAIN, warm=_warm_local, first=nsgs.chain_first)
 global_form.register_all()
 registry.set_default_chain(GlobalFrictionContactProblem, *FRICTION_CHAIN, warm=_warm_global)
 registry.set_default_chain(UCP, "bilinear", "exact")

@@ -21,7 +21,7 @@ import numpy as np
 
 from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemError, UnknownMethodError
 from contactcp.problems import Problem
-from contactcp.result import Certificate, Result, Status
+from contactcp.result import Certificate, Residual, Result, Status
 
 __all__ = [
     "Raw",
@@ -55,6 +55,10 @@ class Raw:
     w: np.ndarray | None = None
     certificate: Certificate | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    #: ``problem._certify(x)``'s ``(Residual, u)`` when the method's compiled call already ran the
+    #: problem's own certifier on ``x`` (the same compiled function, on the same array: NSGS on a
+    #: friction problem), so that :func:`certify` does not evaluate it again
+    measured: tuple[Residual, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +314,7 @@ def method_info(name: str) -> list[MethodSpec]:
 _CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
 _FINISHERS: dict[type, Callable[[Problem, np.ndarray], np.ndarray | None]] = {}
 _WARM: dict[type, Callable[[Problem, np.ndarray], dict[str, Any]]] = {}
+_FIRST: dict[type, Callable[[Problem, float], Result | None]] = {}
 
 
 def set_default_chain(
@@ -317,15 +322,22 @@ def set_default_chain(
     *steps: str | tuple[str, dict[str, Any]],
     finish: Callable[[Problem, np.ndarray], np.ndarray | None] | None = None,
     warm: Callable[[Problem, np.ndarray], dict[str, Any]] | None = None,
+    first: Callable[[Problem, float], Result | None] | None = None,
 ) -> None:
     """Declare the default chain of a problem type: the methods :func:`solve` tries, in order, when no
     method is named (each step a name, or ``(name, options)``).  ``finish(problem, x)`` may propose
     a better point from an inconclusive attempt's ``x`` (e.g. an active-set polish); the proposal
     is certified like any answer.  ``warm(problem, x)`` gives the options that start a step from
     the best point of the attempts before it (passed only to methods that accept them and whose
-    step does not set them)."""
+    step does not set them).  ``first(problem, tol)``, when given, runs the chain's first step with
+    its options for :func:`solve`, as :func:`_run` would (the same certified :class:`Result`), but
+    without the per-call option handling: for the many small problems of a time-stepping loop; it
+    returns None where it does not apply, and the step then runs as the others do."""
     _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
     _CHAIN_OF.clear()
+    _FIRST.pop(problem_type, None)
+    if first is not None:
+        _FIRST[problem_type] = first
     if finish is not None:
         _FINISHERS[problem_type] = finish
     if warm is not None:
@@ -410,7 +422,7 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
         if len(steps) > 1:
             # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays for
             # no test of the others
-            return _solve_chain(problem, steps, tol)
+            return _solve_chain(problem, steps, tol, _FIRST.get(type(problem)))
     return _run(problem, _lookup(problem, method), tol, options)
 
 
@@ -431,7 +443,7 @@ def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]
                 raise InvalidOptionError(
                     key, f"not accepted by method {spec.name!r}; accepted: {', '.join(spec.options) or 'none'}"
                 )
-        options = spec.validate(options, problem)
+        options = _validated(spec, options, problem)
     t0 = time.perf_counter()
     try:
         # a method's overflow on extreme data is its own business: it reports an honest status, and
@@ -443,6 +455,24 @@ def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]
     except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError) as exc:
         raw = Raw(None, Status.NUMERICAL_FAILURE, message=f"{type(exc).__name__}: {exc}")
     return certify(problem, raw, tol, spec.name, time.perf_counter() - t0)
+
+
+#: options checked once per (method, scalar options): the checks of scalars do not read the problem
+_VALIDATED: dict[tuple, dict[str, Any]] = {}
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _validated(spec: MethodSpec, options: dict[str, Any], problem: Problem) -> dict[str, Any]:
+    """``spec.validate(options, problem)``, cached when every option is a plain scalar that is not a
+    vector option (a scalar ``rho`` becomes a vector of the problem's ``n_c``): a chain step's options,
+    checked at every call of the chain otherwise."""
+    if not all(type(v) in _SCALARS and getattr(spec.checks.get(k), "kind", "") != "vector" for k, v in options.items()):
+        return spec.validate(options, problem)
+    key = (id(spec), tuple((k, type(v), v) for k, v in options.items()))
+    done = _VALIDATED.get(key)
+    if done is None:
+        done = _VALIDATED[key] = spec.validate(options, problem)
+    return dict(done)
 
 
 _CHAIN_OF: dict[type, tuple[tuple[tuple[str, dict[str, Any]], ...], Callable | None, Callable | None]] = {}
@@ -472,21 +502,34 @@ def _step_spec(problem: Problem, name: str) -> MethodSpec | None:
     return next((sp for sp in _REGISTRY.get(name, []) if sp.applies(problem)), None)
 
 
-def _solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], tol: float) -> Result:
+def _solve_chain(
+    problem: Problem,
+    chain: Sequence[tuple[str, dict[str, Any]]],
+    tol: float,
+    first: Callable[[Problem, float], Result | None] | None = None,
+) -> Result:
     """Run the chain's methods while the answers are inconclusive; the first certified answer, else
     the attempt with the smallest residual.  Steps whose method does not apply to the problem are
-    skipped (:func:`default_chain` lists the others)."""
+    skipped (:func:`default_chain` lists the others).  ``first``: the declared chain's first step
+    (:func:`set_default_chain`)."""
     t0 = time.perf_counter()
     tried: list[Result] = []
     _, finish, warm = _chain_entry(type(problem))
     for name, opts in chain:
-        spec = _step_spec(problem, name)
-        if spec is None:
-            continue
-        start = _best(tried) if warm is not None else None
-        if start is not None and start.x is not None and start.residual is not None and start.residual.value < math.inf:
-            opts = {**{k: v for k, v in warm(problem, start.x).items() if k in spec.options}, **opts}
-        res = _run(problem, spec, tol, opts)
+        res = first(problem, tol) if first is not None and not tried else None
+        if res is None:
+            spec = _step_spec(problem, name)
+            if spec is None:
+                continue
+            start = _best(tried) if warm is not None else None
+            if (
+                start is not None
+                and start.x is not None
+                and start.residual is not None
+                and start.residual.value < math.inf
+            ):
+                opts = {**{k: v for k, v in warm(problem, start.x).items() if k in spec.options}, **opts}
+            res = _run(problem, spec, tol, opts)
         if finish is not None and res.x is not None and res.status is not Status.SOLVED:
             t1 = time.perf_counter()
             try:
@@ -549,7 +592,7 @@ def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float)
     message = raw.message
     x = raw.x
     if x is not None:
-        residual, w = problem._certify(x, w)
+        residual, w = problem._certify(x, w) if raw.measured is None else raw.measured
         refine = getattr(problem, "_refine", None)
         if refine is not None and residual.value > tol:
             residual = refine(x, residual, tol)

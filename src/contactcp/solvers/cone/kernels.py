@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from contactcp.problems._coulomb import project_cone
+from contactcp.solvers.cone.one_contact import block_step, one_contact
 
 
 @njit(cache=True, nogil=True)
@@ -255,11 +256,30 @@ def _dot(x, y):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _local_solve(Wii, ui, r, o, mu_i, rho_i, d, local_iter, local_tol, x, ri):
+def _local_solve(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
     """Contact ``i``'s local problem with the others frozen (``ui = W_i r + q_i`` at the current ``r``;
-    ``Wii`` its diagonal block): at most ``local_iter`` projected fixed-point steps
-    ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``, stopping when a step moves ``r_i`` by less
-    than ``local_tol`` relative; the result is written into ``r``."""
+    ``Wii`` its diagonal block), the result written into ``r``: solved exactly by cases
+    (:func:`~contactcp.solvers.cone.one_contact.one_contact`), else (a block with no solution found) by
+    at most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``,
+    stopping when a step moves ``r_i`` by less than ``local_tol`` relative.  ``rho[i] < 0`` means
+    ``1 / lambda_max`` of ``Wii``'s symmetric part, worked out here when first needed (and stored)."""
+    for a in range(d):
+        ri[a] = r[o + a]
+    # u_i = W_ii r_i + b
+    for a in range(d):
+        s = ui[a]
+        for b in range(d):
+            s -= Wii[a, b] * ri[b]
+        x[a] = s
+    if one_contact(Wii, x, mu_i, d, ri):
+        for a in range(d):
+            r[o + a] = ri[a]
+        return
+    if rho[i] < 0.0:
+        rho[i] = block_step(Wii)
+    rho_i = rho[i]
+    if not rho_i > 0.0:
+        return
     for a in range(d):
         ri[a] = r[o + a]
     for _it in range(local_iter):
@@ -294,10 +314,10 @@ def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local
 
     Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
     with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen
-    (:func:`_local_solve`, on its diagonal block ``blocks[i] = W_ii``) with the step ``rho[i]``; a
-    contact with ``rho[i] <= 0`` is skipped.  Dense ``W``; the sparse version is
-    :func:`gauss_seidel_sweeps_csr`; :func:`sweeps` chooses, and fills in the steps.  Used by the
-    NSGS method and as the Newton method's warm start.
+    (:func:`_local_solve`, on its diagonal block ``blocks[i] = W_ii``; ``rho[i]`` the step of its
+    fallback, ``< 0`` to be worked out when needed); a contact with ``rho[i] == 0`` is skipped.
+    Dense ``W``; the sparse version is :func:`gauss_seidel_sweeps_csr`; :func:`sweeps` chooses, and
+    fills in the steps.  Used by the NSGS method and as the Newton method's warm start.
     """
     n_c = q.shape[0] // d
     ui = np.empty(d)
@@ -305,12 +325,12 @@ def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local
     ri = np.empty(d)
     for _ in range(n_sweeps):
         for i in range(n_c):
-            if not rho[i] > 0.0:
+            if rho[i] == 0.0:
                 continue
             o = i * d
             for a in range(d):
                 ui[a] = q[o + a] + _dot(W[o + a], r)
-            _local_solve(blocks[i], ui, r, o, mu[i], rho[i], d, local_iter, local_tol, x, ri)
+            _local_solve(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
@@ -323,7 +343,7 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
     ri = np.empty(d)
     for _ in range(n_sweeps):
         for i in range(n_c):
-            if not rho[i] > 0.0:
+            if rho[i] == 0.0:
                 continue
             o = i * d
             for a in range(d):
@@ -331,7 +351,7 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
                 for k in range(indptr[o + a], indptr[o + a + 1]):
                     s += data[k] * r[indices[k]]
                 ui[a] = s
-            _local_solve(blocks[i], ui, r, o, mu[i], rho[i], d, local_iter, local_tol, x, ri)
+            _local_solve(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)

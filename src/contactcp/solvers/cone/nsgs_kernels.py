@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from contactcp.problems._coulomb import coulomb_measure
 from contactcp.solvers.cone.kernels import (
     _csr_diagonal_blocks,
     desaxce_residual,
@@ -37,22 +38,17 @@ def _velocity(indptr, indices, data, W, sparse, q, r, u):
 
 @njit(cache=True, nogil=True)
 def _block_steps(blocks):
-    """``1 / lambda_max`` of each diagonal block's symmetric part (absolute largest eigenvalue), 1 when
-    it is zero, and 0 for a zero block (a contact that :func:`gauss_seidel_sweeps` skips)."""
+    """Each contact's fallback step for :func:`gauss_seidel_sweeps`: 0 for a zero block (a contact it
+    skips), else -1 (``1 / lambda_max``, worked out if the exact local solve ever fails)."""
     n_c, d, _ = blocks.shape
     out = np.empty(n_c)
-    S = np.empty((d, d))
     for i in range(n_c):
-        fro = 0.0
+        zero = True
         for a in range(d):
             for b in range(d):
-                S[a, b] = 0.5 * (blocks[i, a, b] + blocks[i, b, a])
-                fro += blocks[i, a, b] * blocks[i, a, b]
-        lam = np.abs(np.linalg.eigvalsh(S)).max()
-        if fro == 0.0:
-            out[i] = 0.0
-        else:
-            out[i] = 1.0 / lam if lam > 0.0 else 1.0
+                if blocks[i, a, b] != 0.0:
+                    zero = False
+        out[i] = 0.0 if zero else -1.0
     return out
 
 
@@ -60,7 +56,8 @@ def _block_steps(blocks):
 def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up):
     """The whole NSGS iteration of :mod:`contactcp.solvers.cone.nsgs` in one compiled call.
 
-    Sweeps in chunks of 1, 2, 4, 8, then 16; after each chunk the method's own stopping test
+    Sweeps in chunks of 1, 2, 4, 8, then 16, or as many as the observed rate says reach the tolerance
+    (:func:`_next_chunk`); after each chunk the method's own stopping test
     ``||natural map|| / ||q|| <= 0.9 tol``, and with ``give_up`` the rate test of
     :func:`contactcp.solvers.cone.nsgs.hopeless` (over the last 64 or more sweeps).  Returns
     ``(code, sweeps, u)`` with code 0 converged, 1 sweep limit, 2 given up; ``r`` is updated in place.
@@ -106,8 +103,28 @@ def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_it
         if give_up and _hopeless(hist_k, hist_v, nh, tol, max_sweeps - done):
             code = 2
             break
-        chunk = min(2 * chunk, 16)
+        chunk = _next_chunk(hist_k, hist_v, nh, tol, chunk)
     return code, done, u
+
+
+@njit(cache=True, nogil=True)
+def nsgs_measured(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, mu_max):
+    """:func:`nsgs_run`, then the problem's own measure of its answer
+    (:func:`~contactcp.problems._coulomb.coulomb_measure`, the compiled certifier that
+    :meth:`FrictionContactProblem._certify` calls) in the same compiled call: ``(code, sweeps, measure)``."""
+    code, done, _ = nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up)
+    return code, done, coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max)
+
+
+@njit(cache=True, nogil=True)
+def _next_chunk(hist_k, hist_v, nh, tol, chunk):
+    """The sweeps before the next stopping test: as many as the rate of the last two tests says reach
+    ``0.9 tol`` (at least 1, at most 16); twice the last chunk (at most 16) while there is no rate."""
+    if nh >= 2 and 0.0 < hist_v[nh - 1] < hist_v[nh - 2]:
+        rate = np.log(hist_v[nh - 1] / hist_v[nh - 2]) / (hist_k[nh - 1] - hist_k[nh - 2])
+        need = np.log(0.9 * tol / hist_v[nh - 1]) / rate
+        return max(1, min(16, int(np.ceil(need))))
+    return min(2 * chunk, 16)
 
 
 @njit(cache=True, nogil=True)
