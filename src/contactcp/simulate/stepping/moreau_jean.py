@@ -53,6 +53,7 @@ import scipy.linalg as sla
 
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
+from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
@@ -244,7 +245,7 @@ def advance(
     except np.linalg.LinAlgError:
         hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
         raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}") from None
-    acc = sla.cho_solve(chol, f)
+    acc = cho_solve(chol, f)
     v_free = v + h * acc
     C = system.contacts(q, v, h)
     d, n = C.dim, C.n
@@ -335,7 +336,7 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
     Hn = C.H[:, :: C.dim]
     dq = np.zeros(Hn.shape[0])
     if hit.any():
-        Mh = sla.cho_solve(chol, Hn[:, hit])
+        Mh = cho_solve(chol, Hn[:, hit])
         Whh = Hn[:, hit].T @ Mh
         lam = np.linalg.lstsq(0.5 * (Whh + Whh.T), target[hit] - g_pred[hit], rcond=None)[0]
         dq = Mh @ lam
@@ -369,7 +370,7 @@ def _gap_lcp(M, chol, Hn: np.ndarray, need: np.ndarray, tol: float):
         res = solve(problem, "newton-global", tol=tol)
         if res.success:
             return res, res.x[: Hn.shape[0]]
-    MinvHn = sla.cho_solve(chol, Hn)
+    MinvHn = cho_solve(chol, Hn)
     Wn = Hn.T @ MinvHn
     res = solve(LCP(0.5 * (Wn + Wn.T), need), tol=tol)
     return res, (MinvHn @ res.x if res.x is not None else None)

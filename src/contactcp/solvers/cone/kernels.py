@@ -357,12 +357,13 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
 @njit(cache=True, nogil=True)
 def _csr_diagonal_blocks(indptr, indices, data, d, n_c):
     out = np.zeros((n_c, d, d))
-    for row in range(n_c * d):
-        i = row // d
-        for k in range(indptr[row], indptr[row + 1]):
-            col = indices[k]
-            if col // d == i:
-                out[i, row - i * d, col - i * d] += data[k]
+    for i in range(n_c):
+        o = i * d
+        for a in range(d):
+            for k in range(indptr[o + a], indptr[o + a + 1]):
+                col = indices[k]
+                if o <= col < o + d:
+                    out[i, a, col - o] += data[k]
     return out
 
 
