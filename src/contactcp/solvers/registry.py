@@ -515,8 +515,8 @@ def _solve_chain(
     t0 = time.perf_counter()
     tried: list[Result] = []
     _, finish, warm = _chain_entry(type(problem))
-    for name, opts in chain:
-        res = first(problem, tol) if first is not None and not tried else None
+    for step, (name, opts) in enumerate(chain):
+        res = first(problem, tol) if first is not None and step == 0 else None
         if res is None:
             spec = _step_spec(problem, name)
             if spec is None:

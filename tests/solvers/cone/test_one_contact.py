@@ -153,3 +153,17 @@ def test_chain_first_leaves_data_out_of_range_to_the_registry():
     assert chain_first(p, 1e-8) is None
     res = ccp.solve(p)
     assert res.success and res.x[0] == pytest.approx(1e305, rel=1e-12)
+
+
+def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
+    import contactcp.solvers.cone.nsgs as nsgs_module
+
+    def broken(*args):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(nsgs_module, "nsgs_measured", broken)
+    p = _problems()[2]
+    assert chain_first(p, 1e-8) is None
+    res = ccp.solve(p, tol=1e-8)  # the registry's NSGS reports the failure; the chain goes on
+    assert res.success and res.stats["chain"][0]["method"] == "nsgs"
+    assert res.stats["chain"][0]["status"] == "NUMERICAL_FAILURE"

@@ -89,16 +89,20 @@ def chain_first(problem: FrictionContactProblem, tol: float):
     """The default chain's first step, ``("nsgs", {"give_up": True})`` (:data:`FIRST_OPTIONS`), for
     :func:`contactcp.solve`: the same certified result as the registry's run of it, without its
     per-call option handling (a small problem's solve is mostly that).  None for data outside
-    floating-point range (:mod:`~contactcp.solvers.cone.scale`), which takes the registry's path."""
+    floating-point range (:mod:`~contactcp.solvers.cone.scale`), and when the compiled call raises:
+    the registry's path then runs the step (and reports such a failure as its status)."""
     if not -homogeneous.LIMIT <= problem._q_exponent <= homogeneous.LIMIT:
         return None
     t0 = time.perf_counter()
     d = problem.dim
     r = np.zeros(problem.size)
     W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
-    code, done, measure = nsgs_measured(
-        *_storage(problem, W), problem.q, problem.mu, r, d, _SWEEPS, _LOCAL_ITER, tol, True, problem._mu_max
-    )
+    try:
+        code, done, measure = nsgs_measured(
+            *_storage(problem, W), problem.q, problem.mu, r, d, _SWEEPS, _LOCAL_ITER, tol, True, problem._mu_max
+        )
+    except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
+        return None
     raw = _raw(r, code, done, _SWEEPS, None)
     raw.measured = problem._measured(measure)
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
