@@ -73,13 +73,7 @@ def nsgs(
     if r is None:
         r = np.zeros(problem.size)
     if k == 0:  # the data in range: the problem's own measure in the same compiled call
-        storage = _storage(problem, W)
-        code, done, measure = nsgs_measured(
-            *storage, problem.q, mu, r, d, max_sweeps, local_iter, tol, give_up, problem._mu_max
-        )
-        raw = _raw(r, code, done, max_sweeps, None)
-        raw.measured = problem._measured(measure)
-        return raw
+        return _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up)
     raw = _nsgs(problem, tol, W, problem.q, mu, d, r, max_sweeps, local_iter, give_up)
     raw.x, raw.w = homogeneous.invert(raw.x, k), homogeneous.invert(raw.w, k)
     return raw
@@ -94,18 +88,33 @@ def chain_first(problem: FrictionContactProblem, tol: float):
     if not -homogeneous.LIMIT <= problem._q_exponent <= homogeneous.LIMIT:
         return None
     t0 = time.perf_counter()
-    d = problem.dim
-    r = np.zeros(problem.size)
     W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
+    r = np.zeros(problem.size)
     try:
-        code, done, measure = nsgs_measured(
-            *_storage(problem, W), problem.q, problem.mu, r, d, _SWEEPS, _LOCAL_ITER, tol, True, problem._mu_max
-        )
+        raw = _measured_run(problem, W, r, tol, _SWEEPS, _LOCAL_ITER, FIRST_OPTIONS["give_up"])
     except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
         return None
-    raw = _raw(r, code, done, _SWEEPS, None)
-    raw.measured = problem._measured(measure)
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
+
+
+def _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up) -> Raw:
+    """:func:`~contactcp.solvers.cone.nsgs_kernels.nsgs_measured` on data in range (``r`` updated in
+    place): the :class:`Raw` with the problem's own measure of its point."""
+    code, done, measure = nsgs_measured(
+        *_storage(problem, W),
+        problem.q,
+        problem.mu,
+        r,
+        problem.dim,
+        max_sweeps,
+        local_iter,
+        tol,
+        give_up,
+        problem._mu_max,
+    )
+    raw = _raw(r, code, done, max_sweeps, None)
+    raw.measured = problem._measured(measure)
+    return raw
 
 
 _NO_INT = np.zeros(0, dtype=np.int32)
