@@ -3,8 +3,9 @@
 With the other contacts frozen, contact ``i`` of a sweep has ``u = A r + b`` (``A = W_ii``, ``b`` the
 rest of ``u_i``) and must satisfy Coulomb's law: ``r`` in the cone ``K = {||r_T|| <= mu r_N}``,
 ``u + mu ||u_T|| e_N`` in its dual, the two orthogonal.  A solution is one of three kinds
-(the enumerative view of the one-contact problem; Bonnefon, Bonnefon & Daviet, "A quartic
-formulation for Coulomb friction", 2011, reduce the last to a polynomial):
+(the enumerative view of the one-contact problem; O. Bonnefon and G. Daviet, in an INRIA technical
+report of 2011, reduce the last to a quartic polynomial, which Siconos' one-contact "quartic" solver
+follows):
 
 - **take-off**: ``r = 0``, a solution exactly when ``b_N >= 0``;
 - **stick**: ``u = 0``, ``r = -A^-1 b``, a solution when it lies in ``K``;
