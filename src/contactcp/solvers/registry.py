@@ -460,6 +460,7 @@ def _run(problem: Problem, spec: MethodSpec, tol: float, options: dict[str, Any]
 #: options checked once per (method, scalar options): the checks of scalars do not read the problem
 _VALIDATED: dict[tuple, dict[str, Any]] = {}
 _SCALARS = (bool, int, float, str, type(None))
+_VALIDATED_MAX = 256
 
 
 def _validated(spec: MethodSpec, options: dict[str, Any], problem: Problem) -> dict[str, Any]:
@@ -471,6 +472,8 @@ def _validated(spec: MethodSpec, options: dict[str, Any], problem: Problem) -> d
     key = (id(spec), tuple((k, type(v), v) for k, v in options.items()))
     done = _VALIDATED.get(key)
     if done is None:
+        if len(_VALIDATED) >= _VALIDATED_MAX:  # a loop over option values does not grow it without bound
+            _VALIDATED.clear()
         done = _VALIDATED[key] = spec.validate(options, problem)
     return dict(done)
 

@@ -122,8 +122,8 @@ def _next_chunk(hist_k, hist_v, nh, tol, chunk):
     ``0.9 tol`` (at least 1, at most 16); twice the last chunk (at most 16) while there is no rate."""
     if nh >= 2 and 0.0 < hist_v[nh - 1] < hist_v[nh - 2]:
         rate = np.log(hist_v[nh - 1] / hist_v[nh - 2]) / (hist_k[nh - 1] - hist_k[nh - 2])
-        need = np.log(0.9 * tol / hist_v[nh - 1]) / rate
-        return max(1, min(16, int(np.ceil(need))))
+        need = min(np.log(0.9 * tol / hist_v[nh - 1]) / rate, 16.0)  # bounded before the int conversion
+        return max(1, int(np.ceil(need)))
     return min(2 * chunk, 16)
 
 

@@ -13,7 +13,9 @@ follows):
   ``r_N > 0``, ``alpha >= 0``.  ``u_N = 0`` gives ``r_N = -b_N / g_N(c)`` with ``g(c) = A (1, -mu c)``, so
   ``u_T = w(c) / g_N(c)``, ``w(c) = g_N(c) b_T - b_N g_T(c)``, and ``c`` solves ``w(c) x c = 0``: in 3-D, with
   ``c = (cos t, sin t)``, a trigonometric polynomial of degree 2 in ``t`` (at most four roots), found by
-  sign changes on :data:`SAMPLES` angles and refined by safeguarded Newton; in 2-D, ``c = +-1``.
+  Newton's method from the current slip direction, else by sign changes on :data:`SAMPLES` angles
+  refined by safeguarded Newton, else (two roots closer than the sampling) as the real roots of its
+  quartic in ``tan(t / 2)``; in 2-D, ``c = +-1``.
 
 :func:`one_contact` tries them in that order and keeps the first whose point passes a local check of the
 three conditions (relative to the sizes of ``b`` and ``A r``); it returns False when none does (a root
@@ -161,6 +163,12 @@ def _slide_point(A, b, mu, d, c1, c2, r):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _slide(A, b, mu, d, c1, c2, r, scale):
+    """The slide point of the direction ``c`` in ``r`` (:func:`_slide_point`), if it passes the local check."""
+    return _slide_point(A, b, mu, d, c1, c2, r) and _check(A, b, mu, r, d, _size(A, r, d, scale))
+
+
 @njit(cache=True, nogil=True)
 def one_contact(A, b, mu, d, r):
     """Solve ``u = A r + b`` under Coulomb's law for one contact (module docstring): True with the
@@ -183,10 +191,10 @@ def one_contact(A, b, mu, d, r):
         r[0] = -b[0] / A[0, 0]
         for a in range(1, d):
             r[a] = 0.0
-        return _check(A, b, mu, r, d, max(scale, abs(A[0, 0] * r[0])))
+        return _check(A, b, mu, r, d, _size(A, r, d, scale))
     if d == 2:
         for c in (1.0, -1.0):
-            if _slide_point(A, b, mu, d, c, 0.0, r) and _check(A, b, mu, r, d, _size(A, r, d, scale)):
+            if _slide(A, b, mu, d, c, 0.0, r, scale):
                 return True
         return False
     if guess == guess:  # Newton from the current slip direction
@@ -198,9 +206,7 @@ def one_contact(A, b, mu, d, r):
             step = G / dG
             t -= step
             if abs(step) <= 1e-13:
-                if _slide_point(A, b, mu, d, math.cos(t), math.sin(t), r) and _check(
-                    A, b, mu, r, d, _size(A, r, d, scale)
-                ):
+                if _slide(A, b, mu, d, math.cos(t), math.sin(t), r, scale):
                     return True
                 break
     prev = _slide_eq_at(A, b, mu, 1.0, 0.0)[0]
@@ -214,11 +220,11 @@ def one_contact(A, b, mu, d, r):
             prev = G1
             continue
         prev = G1
-        if _slide_point(A, b, mu, d, math.cos(t), math.sin(t), r) and _check(A, b, mu, r, d, _size(A, r, d, scale)):
+        if _slide(A, b, mu, d, math.cos(t), math.sin(t), r, scale):
             return True
     # two roots closer than the sampling (no sign change between samples): all roots, of the quartic
     for t in _quartic_angles(A, b, mu):
-        if _slide_point(A, b, mu, d, math.cos(t), math.sin(t), r) and _check(A, b, mu, r, d, _size(A, r, d, scale)):
+        if _slide(A, b, mu, d, math.cos(t), math.sin(t), r, scale):
             return True
     return False
 
