@@ -332,6 +332,24 @@ def test_exact_coulomb_evaluation_still_sees_a_real_violation(violation):
     assert Fraction(refined.value) ** 2 * norm_q2 >= u_n**2
 
 
+def test_exact_coulomb_evaluation_runs_only_where_it_can_certify(monkeypatch):
+    # W = I, r* = (1, 0, 0) sticking: u_N moved off zero by 1.5e-8 ||q|| is a natural map of 1.5e-8 with
+    # a rounding allowance near 1e-16: at tol 1e-8 no exact evaluation can certify it, so none runs;
+    # at a violation inside the allowance it runs
+    import contactcp.problems.friction as friction
+
+    calls = []
+    monkeypatch.setattr(friction, "exact_measure", lambda *a: calls.append(a) or 0.0)
+    W = np.eye(3)
+    q = np.array([-1.0, 0.0, 0.0])
+    problem = ccp.FrictionContactProblem(W, q + np.array([1.5e-8, 0.0, 0.0]), 0.5)
+    r = np.array([1.0, 0.0, 0.0])
+    residual = problem.residual(r)
+    assert 1.4e-8 < residual.natural / residual.scale < residual.value < 1.6e-8
+    assert problem._refine(r, residual, 1e-8) is residual and not calls
+    assert problem._refine(r, residual, residual.value * (1 - 1e-12)).value == 0.0 and len(calls) == 1
+
+
 def test_exact_coulomb_evaluation_of_a_sliding_contact():
     # sliding on the cone's edge (mu = 1, r_T = -(3, 4)/5 r_N, u_T along (3, 4)), all data dyadic so
     # q = u - W r is exact: the natural map is zero, the bound is the decimal allowance alone; moving

@@ -196,9 +196,16 @@ class FrictionContactProblem(Problem):
 
     def _refine(self, x: np.ndarray, residual: Residual, tol: float) -> Residual:
         """``residual`` with its value evaluated exactly (:func:`~._exact_coulomb.exact_measure`) when
-        its rounding allowance, not the natural map itself, puts it above ``tol`` (the float natural
-        map within ``2 tol``: it is itself rounded)."""
-        if not (residual.value > tol and residual.scale > 0 and residual.natural / residual.scale <= 2 * tol):
+        its rounding allowance, not the natural map itself, puts it above ``tol``.
+
+        The float value is ``(nat + slack) / ||q||`` with ``slack`` a bound of what rounding changes in
+        the natural map ``nat``, so the exact map lies in ``[nat - slack, nat + slack]``: only when
+        ``(nat - slack) / ||q|| = 2 nat / ||q|| - value <= tol`` can the exact evaluation certify the
+        point.  Otherwise it is not run (it costs about 0.2 ms per unknown; a point of NSGS at
+        1.8 tol on FCLIB's Kapla tower, 1710 unknowns, had cost 0.3 s for a known refusal)."""
+        if not (residual.value > tol and residual.scale > 0):
+            return residual
+        if not 2.0 * (residual.natural / residual.scale) - residual.value <= tol:
             return residual
         r = np.asarray(x, dtype=float).reshape(-1)
         value = exact_measure(self.W, self.q, self.mu, self.dim, r)
