@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contactcp as ccp
+from contactcp import Status
 from contactcp.io.fclib import read_fclib
 from contactcp.problems._coulomb import scaled_velocity
 from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, sparse_newton_system, sweeps
 from contactcp.solvers.cone.newton import default_rho
 from contactcp.solvers.cone.nsgs import hopeless
-from contactcp.solvers.cone.nsgs_kernels import _hopeless, nsgs_run
+from contactcp.solvers.cone.nsgs_kernels import _anderson_candidate, _hopeless, nsgs_run
 from support.paths import DATA
 
 LOCAL = DATA / "fclib" / "local"
@@ -81,7 +82,7 @@ def test_compiled_nsgs_run_is_the_chunked_sweeps(sparse):
     W = p.W if sparse else p.W.toarray()
     r = np.zeros(p.size)
     args = (W.indptr, W.indices, W.data, NO_DENSE, True) if sparse else (NO_INT, NO_INT, NO_FLOAT, W, False)
-    code, done, u = nsgs_run(*args, p.q, p.mu, r, 3, 31, 10, 1e-30, False)
+    code, done, u = nsgs_run(*args, p.q, p.mu, r, 3, 31, 10, 1e-30, False, 0)
     assert (code, done) == (1, 31)  # chunks 1 + 2 + 4 + 8 + 16 = 31 sweeps, no convergence to 1e-30
     # the same 31 sweeps with steps 1 / lambda_max(W_ii), driven from Python
     blocks = W.toarray() if sparse else W
@@ -92,8 +93,43 @@ def test_compiled_nsgs_run_is_the_chunked_sweeps(sparse):
     np.testing.assert_allclose(r, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
     np.testing.assert_allclose(u, p.W @ r + p.q, rtol=0, atol=1e-12 * np.abs(u).max())
     value = desaxce_residual(r, u, p.mu, 3) / np.linalg.norm(p.q)
-    code, more, _ = nsgs_run(*args, p.q, p.mu, r, 3, 1000, 10, value * 1e-3, True)
+    code, more, _ = nsgs_run(*args, p.q, p.mu, r, 3, 1000, 10, value * 1e-3, True, 0)
     assert code in (0, 2) and more < 1000  # converged, or handed over by the rate test
+
+
+def test_anderson_candidate_is_the_least_squares_extrapolation():
+    # three pairs in a ring buffer of four, newest at slot 0: G_k - dG gamma with gamma minimising
+    # ||f_k - dF gamma||, then projected on the cones (here every cone holds the point: mu = 10)
+    rng = np.random.default_rng(5)
+    n, d = 6, 3
+    GH = rng.standard_normal((4, n))
+    FH = rng.standard_normal((4, n))
+    GH[:, 0::3] = np.abs(GH[:, 0::3]) + 5.0  # normals large: the extrapolated point stays inside the cones
+    order = [0, 3, 2]  # newest first
+    dF = np.stack([FH[order[a]] - FH[order[a + 1]] for a in range(2)], axis=1)
+    dG = np.stack([GH[order[a]] - GH[order[a + 1]] for a in range(2)], axis=1)
+    gamma = np.linalg.lstsq(dF, FH[0], rcond=None)[0]
+    expected = GH[0] - dG @ gamma
+    out = np.empty(n)
+    assert _anderson_candidate(GH, FH, 3, 0, np.full(2, 10.0), d, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9)
+    # a point outside a cone is projected
+    assert _anderson_candidate(GH, FH, 3, 0, np.zeros(2), d, out)
+    np.testing.assert_allclose(out[1:3], 0.0, atol=0.0)
+    # no new direction (equal pairs): no candidate
+    same = np.tile(FH[0], (4, 1))
+    assert not _anderson_candidate(GH, same, 3, 0, np.full(2, 10.0), d, out)
+
+
+@pytest.mark.parametrize("name", ["OneObject-i1028-138", "KaplasTower-i1061-4", "LMGC_100_PR_PerioBox-i00361-60-03000"])
+def test_anderson_nsgs_certifies_in_a_fraction_of_the_plain_sweeps(name):
+    # NSGS converges linearly on these (many contacts on few bodies): Anderson's extrapolation on two pairs
+    # takes 154, 147, 94 sweeps to 1e-8 on this machine where plain sweeps take 962, 1066, 873
+    p = read_fclib(LOCAL / f"{name}.hdf5").local.to_problem()
+    plain = ccp.solve(p, "nsgs", tol=1e-8, anderson=0, max_sweeps=2000)
+    fast = ccp.solve(p, "nsgs", tol=1e-8, max_sweeps=2000)
+    assert plain.status is Status.SOLVED and fast.status is Status.SOLVED
+    assert fast.residual.value <= 1e-8 and fast.iterations * 3 < plain.iterations
 
 
 @pytest.mark.parametrize("k", [0, 7, -5, 600, -600])

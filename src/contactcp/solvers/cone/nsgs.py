@@ -35,6 +35,8 @@ from contactcp.solvers.registry import Raw, boolean, certify, integer, register,
 
 #: nsgs's default sweeps and local iterations
 _SWEEPS, _LOCAL_ITER = 1000, 10
+#: the pairs of Anderson's acceleration by default (see :func:`nsgs`)
+_ANDERSON = 2
 #: the options of the default chain's first step (:func:`chain_first`)
 FIRST_OPTIONS = {"give_up": True}
 
@@ -43,7 +45,13 @@ FIRST_OPTIONS = {"give_up": True}
     "nsgs",
     FrictionContactProblem,
     description="non-smooth Gauss–Seidel with exact local solves by cases (dense or sparse W)",
-    options={"max_sweeps": integer(1), "local_iter": integer(1), "r0": vector(), "give_up": boolean()},
+    options={
+        "max_sweeps": integer(1),
+        "local_iter": integer(1),
+        "r0": vector(),
+        "give_up": boolean(),
+        "anderson": integer(0),
+    },
 )
 def nsgs(
     problem: FrictionContactProblem,
@@ -53,6 +61,7 @@ def nsgs(
     local_iter: int = _LOCAL_ITER,
     r0: object = None,
     give_up: bool = False,
+    anderson: int = _ANDERSON,
 ) -> Raw:
     """Non-smooth Gauss–Seidel over contacts.
 
@@ -65,6 +74,8 @@ def nsgs(
     give_up : stop early when the residual's observed rate of decrease (over the last 64 sweeps)
         cannot reach ``tol`` within four times the sweeps left (default False; the default chain
         sets it, so that a slowly converging first attempt hands over to the next method)
+    anderson : accelerate the sweeps by Anderson's method on this many past pairs (0: plain NSGS;
+        default 2; safeguarded, see :func:`~contactcp.solvers.cone.nsgs_kernels.nsgs_run`)
     """
     d = problem.dim
     W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
@@ -73,8 +84,8 @@ def nsgs(
     if r is None:
         r = np.zeros(problem.size)
     if k == 0:  # the data in range: the problem's own measure in the same compiled call
-        return _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up)
-    raw = _nsgs(problem, tol, W, problem.q, mu, d, r, max_sweeps, local_iter, give_up)
+        return _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up, anderson)
+    raw = _nsgs(problem, tol, W, problem.q, mu, d, r, max_sweeps, local_iter, give_up, anderson)
     raw.x, raw.w = homogeneous.invert(raw.x, k), homogeneous.invert(raw.w, k)
     return raw
 
@@ -91,13 +102,13 @@ def chain_first(problem: FrictionContactProblem, tol: float):
     W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
     r = np.zeros(problem.size)
     try:
-        raw = _measured_run(problem, W, r, tol, _SWEEPS, _LOCAL_ITER, FIRST_OPTIONS["give_up"])
+        raw = _measured_run(problem, W, r, tol, _SWEEPS, _LOCAL_ITER, FIRST_OPTIONS["give_up"], _ANDERSON)
     except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
         return None
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
 
 
-def _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up) -> Raw:
+def _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up, anderson) -> Raw:
     """:func:`~contactcp.solvers.cone.nsgs_kernels.nsgs_measured` on data in range (``r`` updated in
     place): the :class:`Raw` with the problem's own measure of its point."""
     code, done, measure = nsgs_measured(
@@ -110,6 +121,7 @@ def _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up) -> Raw:
         local_iter,
         tol,
         give_up,
+        anderson,
         problem._mu_max,
     )
     raw = _raw(r, code, done, max_sweeps, None)
@@ -123,12 +135,12 @@ _NO_DENSE = np.zeros((0, 0))
 _MESSAGES = ("converged", "no convergence in {} sweeps", "converging too slowly after {} sweeps")
 
 
-def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter, give_up) -> Raw:
+def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter, give_up, anderson) -> Raw:
     """One compiled call (:func:`~contactcp.solvers.cone.kernels.nsgs_run`): the steps
     ``rho_i = 1 / lambda_max(W_ii)``, the sweeps in chunks of 1, 2, 4, 8, 16, the method's own stopping
     test after each chunk (compiled, unscaled by rounding bounds; the registry certifies the answer
     with the problem's residual) and, with ``give_up``, the rate test of :func:`hopeless`."""
-    code, done, u = nsgs_run(*_storage(problem, W), q, mu, r, d, max_sweeps, local_iter, tol, give_up)
+    code, done, u = nsgs_run(*_storage(problem, W), q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson)
     return _raw(r, code, done, max_sweeps, u)
 
 
