@@ -255,7 +255,9 @@ def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_it
 
 
 @njit(cache=True, nogil=True)
-def nsgs_measured(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson, mu_max):
+def nsgs_measured(
+    indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson, mu_max
+):
     """:func:`nsgs_run`, then the problem's own measure of its answer
     (:func:`~contactcp.problems._coulomb.coulomb_measure`, the compiled certifier that
     :meth:`FrictionContactProblem._certify` calls) in the same compiled call: ``(code, sweeps, measure)``."""

@@ -35,7 +35,6 @@ from contactcp.solvers.cone import scale as homogeneous
 from contactcp.solvers.cone.newton import _newton, default_rho
 from contactcp.solvers.registry import Raw, integer, real, register, vector
 
-
 #: each solved inner problem multiplies the floor the last failure set by this
 _FLOOR_DECAY = 0.7
 
