@@ -48,7 +48,7 @@ registry.set_default_chain(BoxLCP, "lemke", "milp", "enumerate", finish=finish_l
 #: (solvers/cone/newton_minnorm.py).
 FRICTION_CHAIN = (
     ("nsgs", nsgs.FIRST_OPTIONS),
-    ("prox", {"restarts": 6, "warm_within": 100.0}),
+    ("prox", {"restarts": 6, "warm_within": 10.0}),
     ("newton", {"max_iter": 50}),
     ("admm", {"max_iter": 1000, "r0": None}),
     ("nsgs", {"max_sweeps": 5000}),

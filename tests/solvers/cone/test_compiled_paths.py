@@ -13,10 +13,11 @@ import contactcp as ccp
 from contactcp import Status
 from contactcp.io.fclib import read_fclib
 from contactcp.problems._coulomb import scaled_velocity
+from contactcp.solvers.cone.anderson import anderson_candidate as _anderson_candidate
 from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, sparse_newton_system, sweeps
 from contactcp.solvers.cone.newton import default_rho
 from contactcp.solvers.cone.nsgs import hopeless
-from contactcp.solvers.cone.nsgs_kernels import _anderson_candidate, _hopeless, nsgs_run
+from contactcp.solvers.cone.nsgs_kernels import _hopeless, nsgs_run
 from support.paths import DATA
 
 LOCAL = DATA / "fclib" / "local"

@@ -3,8 +3,9 @@
 :func:`nsgs_run` is what :func:`contactcp.solvers.cone.nsgs.nsgs` runs: a one-contact problem then
 costs one compiled call instead of a dozen numpy and scipy calls (benchmarks/results/fclib.md: the
 small FCLIB problems).  The sweeps are :func:`~contactcp.solvers.cone.kernels.gauss_seidel_sweeps`
-(dense ``W``) and :func:`~contactcp.solvers.cone.kernels.gauss_seidel_sweeps_csr` (CSR arrays); the
-rate test's readable reference is :func:`contactcp.solvers.cone.nsgs.hopeless`, tested against it.
+(dense ``W``) and :func:`~contactcp.solvers.cone.block_sparse.bsr_sweep` (a sparse ``W`` in block
+storage), accelerated by Anderson's method (:mod:`~contactcp.solvers.cone.anderson`); the rate test's
+readable reference is :func:`contactcp.solvers.cone.nsgs.hopeless`, tested against it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from contactcp.problems._coulomb import coulomb_measure, project_cone
+from contactcp.problems._coulomb import coulomb_measure
+from contactcp.solvers.cone.anderson import anderson_candidate
+from contactcp.solvers.cone.block_sparse import bsr_sweep, bsr_velocity, csr_to_bsr
 from contactcp.solvers.cone.kernels import (
     _csr_diagonal_blocks,
     desaxce_residual,
@@ -22,24 +25,9 @@ from contactcp.solvers.cone.kernels import (
 
 
 @njit(cache=True, nogil=True)
-def _velocity(indptr, indices, data, W, sparse, q, r, u):
-    """``u = W r + q`` (dense ``W``, or CSR arrays when ``sparse``)."""
-    n = q.shape[0]
-    for i in range(n):
-        s = q[i]
-        if sparse:
-            for p in range(indptr[i], indptr[i + 1]):
-                s += data[p] * r[indices[p]]
-        else:
-            for j in range(n):
-                s += W[i, j] * r[j]
-        u[i] = s
-
-
-@njit(cache=True, nogil=True)
 def _block_steps(blocks):
-    """Each contact's fallback step for :func:`gauss_seidel_sweeps`: 0 for a zero block (a contact it
-    skips), else -1 (``1 / lambda_max``, worked out if the exact local solve ever fails)."""
+    """Each contact's fallback step for the sweeps: 0 for a zero block (a contact they skip), else -1
+    (``1 / lambda_max``, worked out if the exact local solve ever fails)."""
     n_c, d, _ = blocks.shape
     out = np.empty(n_c)
     for i in range(n_c):
@@ -53,90 +41,54 @@ def _block_steps(blocks):
 
 
 @njit(cache=True, nogil=True)
-def _sweep(indptr, indices, data, W, sparse, blocks, q, mu, x, d, local_iter, steps):
-    """One NSGS sweep in place on ``x`` (dense ``W`` or CSR arrays)."""
+def _diagonal(indptr, indices, data, W, sparse, d, n_c):
+    """The diagonal blocks ``W_ii`` of a dense ``W`` or CSR arrays."""
     if sparse:
-        gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
-    else:
-        gauss_seidel_sweeps(W, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
+        return _csr_diagonal_blocks(indptr, indices, data, d, n_c)
+    blocks = np.empty((n_c, d, d))
+    for i in range(n_c):
+        for a in range(d):
+            for b in range(d):
+                blocks[i, a, b] = W[i * d + a, i * d + b]
+    return blocks
 
 
 @njit(cache=True, nogil=True)
-def _anderson_candidate(GH, FH, nh, head, mu, d, out):
-    """Anderson's extrapolation (type II; Walker & Ni, *Anderson acceleration for fixed-point
-    iterations*, SIAM J. Numer. Anal. 2011) from the last ``nh`` pairs ``(G(x_j), f_j = G(x_j) - x_j)``
-    of the ring buffers ``GH``, ``FH`` (newest at ``head``): ``G(x_k) - dG gamma`` with ``gamma`` the
-    least-squares solution of ``dF gamma = f_k`` (differences of consecutive pairs; normal equations,
-    Tikhonov-regularised by 1e-12 of their trace), projected on the cones.  False when the normal
-    equations are singular (the pairs carry no new direction)."""
-    m1 = GH.shape[0]
-    k = nh - 1  # number of differences
-    A = np.zeros((k, k))
-    b = np.zeros(k)
-    n = GH.shape[1]
-    newest = head
-    for a in range(k):
-        ia1 = (head - a + m1) % m1
-        ia0 = (head - a - 1 + m1) % m1
-        for c in range(a, k):
-            ic1 = (head - c + m1) % m1
-            ic0 = (head - c - 1 + m1) % m1
-            s = 0.0
+def _no_blocks(d):
+    """Empty block storage (``W`` dense, or not yet converted)."""
+    return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, d, d))
+
+
+@njit(cache=True, nogil=True)
+def _sweep(S, W, sparse, blocks, q, mu, x, d, local_iter, steps):
+    """One NSGS sweep in place on ``x``: ``S = (indptr, indices, data, bptr, bidx, B)``, the block storage
+    when it is filled (:func:`~contactcp.solvers.cone.block_sparse.csr_to_bsr`), else CSR; or dense ``W``."""
+    indptr, indices, data, bptr, bidx, B = S
+    if not sparse:
+        gauss_seidel_sweeps(W, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
+    elif bidx.shape[0] > 0:
+        bsr_sweep(bptr, bidx, B, blocks, q, mu, x, d, local_iter, steps, 1e-14)
+    else:
+        gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
+
+
+@njit(cache=True, nogil=True)
+def _velocity(S, W, sparse, q, r, u, d):
+    """``u = W r + q`` (storage as :func:`_sweep`)."""
+    indptr, indices, data, bptr, bidx, B = S
+    if sparse and bidx.shape[0] > 0:
+        bsr_velocity(bptr, bidx, B, q, r, u, d)
+        return
+    n = q.shape[0]
+    for i in range(n):
+        s = q[i]
+        if sparse:
+            for p in range(indptr[i], indptr[i + 1]):
+                s += data[p] * r[indices[p]]
+        else:
             for j in range(n):
-                s += (FH[ia1, j] - FH[ia0, j]) * (FH[ic1, j] - FH[ic0, j])
-            A[a, c] = s
-            A[c, a] = s
-        s = 0.0
-        for j in range(n):
-            s += (FH[ia1, j] - FH[ia0, j]) * FH[newest, j]
-        b[a] = s
-    tr = 0.0
-    for a in range(k):
-        tr += A[a, a]
-    if not (tr > 0.0 and np.isfinite(tr)):
-        return False
-    for a in range(k):
-        A[a, a] += 1e-12 * tr
-    # Cholesky of the small k x k system
-    L = np.zeros((k, k))
-    for a in range(k):
-        s = A[a, a]
-        for c in range(a):
-            s -= L[a, c] * L[a, c]
-        if not s > 0.0:
-            return False
-        L[a, a] = np.sqrt(s)
-        for e in range(a + 1, k):
-            t = A[e, a]
-            for c in range(a):
-                t -= L[e, c] * L[a, c]
-            L[e, a] = t / L[a, a]
-    y = np.zeros(k)
-    for a in range(k):
-        t = b[a]
-        for c in range(a):
-            t -= L[a, c] * y[c]
-        y[a] = t / L[a, a]
-    gamma = np.zeros(k)
-    for a in range(k - 1, -1, -1):
-        t = y[a]
-        for c in range(a + 1, k):
-            t -= L[c, a] * gamma[c]
-        gamma[a] = t / L[a, a]
-    for j in range(n):
-        out[j] = GH[newest, j]
-    for a in range(k):
-        ia1 = (head - a + m1) % m1
-        ia0 = (head - a - 1 + m1) % m1
-        g = gamma[a]
-        for j in range(n):
-            out[j] -= g * (GH[ia1, j] - GH[ia0, j])
-    for i in range(mu.shape[0]):
-        project_cone(out[i * d : (i + 1) * d], mu[i], d)
-    for j in range(n):
-        if not np.isfinite(out[j]):
-            return False
-    return True
+                s += W[i, j] * r[j]
+        u[i] = s
 
 
 @njit(cache=True, nogil=True)
@@ -149,106 +101,100 @@ def _norm_diff(a, b):
 
 
 @njit(cache=True, nogil=True)
+def _anderson_sweep(S, W, sparse, blocks, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm):
+    """Anderson's step: store the pair ``(r = G(x), r - x)``, extrapolate from the stored pairs
+    (:func:`~contactcp.solvers.cone.anderson.anderson_candidate`) and sweep from the extrapolated point;
+    the point is kept (``x``, ``r`` replaced) when that sweep moves it less than ``fnorm``, the last plain
+    sweep's move, else the pairs are dropped.  Returns ``(sweeps, kept, npairs, head, fnorm)``."""
+    m1 = GH.shape[0]
+    head = (head + 1) % m1
+    for j in range(r.shape[0]):
+        GH[head, j] = r[j]
+        FH[head, j] = r[j] - x[j]
+    npairs = min(npairs + 1, m1)
+    if npairs < 2 or not anderson_candidate(GH, FH, npairs, head, mu, d, cand):
+        return 0, False, npairs, head, fnorm
+    gc[:] = cand
+    _sweep(S, W, sparse, blocks, q, mu, gc, d, local_iter, steps)
+    fc = _norm_diff(gc, cand)
+    if fc < fnorm:
+        x[:] = cand
+        r[:] = gc
+        return 1, True, npairs, head, fc
+    return 1, False, 0, head, fnorm
+
+
+@njit(cache=True, nogil=True)
 def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson):
     """The whole NSGS iteration of :mod:`contactcp.solvers.cone.nsgs` in one compiled call.
 
-    Sweeps in chunks of 1, 2, 4, 8, then 16, or as many as the observed rate says reach the tolerance
-    (:func:`_next_chunk`); after each chunk the method's own stopping test
-    ``||natural map|| / ||q|| <= 0.9 tol``, and with ``give_up`` the rate test of
-    :func:`contactcp.solvers.cone.nsgs.hopeless` (over the last 64 or more sweeps).
+    A sparse ``W`` (CSR arrays) is swept in block storage (:mod:`~contactcp.solvers.cone.block_sparse`)
+    from the first test that does not stop (the conversion costs about two sweeps: a problem solved by
+    one sweep is not converted).
+    Stopping tests after 1, 3, 7, 15 sweeps, then after as many as the observed rate says reach the
+    tolerance (:func:`_next_chunk`): the method's own test ``||natural map|| / ||q|| <= 0.9 tol``, and
+    with ``give_up`` the rate test of :func:`contactcp.solvers.cone.nsgs.hopeless` (over the last 64 or
+    more sweeps).
 
     With ``anderson = m > 0`` the sweeps are a fixed-point map ``G`` accelerated by Anderson's method
-    on the last ``m + 1`` pairs (:func:`_anderson_candidate`), safeguarded: the extrapolated point
+    on the last ``m + 1`` pairs (:func:`_anderson_sweep`), safeguarded: the extrapolated point
     (projected on the cones) is kept when its own sweep moves less than the last plain one
-    (``||G(c) - c|| < ||G(x) - x||``), else the history is dropped and a plain sweep follows; and
-    the acceleration is switched off for good, back to the best point seen, when a stopping test finds
-    the residual above twice the best one.  Sweeps count evaluations of ``G``.  Returns
-    ``(code, sweeps, u)`` with code 0 converged, 1 sweep limit, 2 given up; ``r`` is updated in place.
+    (``||G(c) - c|| < ||G(x) - x||``), else the pairs are dropped and a plain sweep follows; and the
+    acceleration is switched off for good, back to the best point tested, when a test finds the residual
+    above twice the best one.  Sweeps count evaluations of ``G``.  Returns ``(code, sweeps, u)`` with
+    code 0 converged, 1 sweep limit, 2 given up; ``r`` is updated in place (to the newest ``G(x)``).
     """
-    n_c = mu.shape[0]
     n = q.shape[0]
-    if sparse:
-        blocks = _csr_diagonal_blocks(indptr, indices, data, d, n_c)
-    else:
-        blocks = np.empty((n_c, d, d))
-        for i in range(n_c):
-            for a in range(d):
-                for b in range(d):
-                    blocks[i, a, b] = W[i * d + a, i * d + b]
+    n_c = mu.shape[0]
+    S = (indptr, indices, data) + _no_blocks(d)
+    blocks = _diagonal(indptr, indices, data, W, sparse, d, n_c)
     steps = _block_steps(blocks)
-    qn = 0.0
-    for i in range(n):
-        qn += q[i] * q[i]
-    qn = np.sqrt(qn)
-    if qn == 0.0:
-        qn = 1.0
+    qn = max(np.sqrt(np.sum(q * q)), 0.0)
+    qn = qn if qn > 0.0 else 1.0
     u = np.empty(n)
     hist_k = np.empty(max_sweeps + 2, dtype=np.int64)
     hist_v = np.empty(max_sweeps + 2)
-    nh = 0
-    chunk = 1
-    done = 0
-    code = 1
     m1 = anderson + 1 if anderson > 0 else 1
     GH = np.empty((m1, n))
     FH = np.empty((m1, n))
-    x = r.copy()  # the point G is applied to; r holds G(x), the newest sweep's output
-    cand = np.empty(n)
-    gc = np.empty(n)
-    best = r.copy()
-    best_v = np.inf
-    accel = anderson > 0
-    npairs = 0
-    head = -1
-    _sweep(indptr, indices, data, W, sparse, blocks, q, mu, r, d, local_iter, steps)
+    x, cand, gc, best = r.copy(), np.empty(n), np.empty(n), r.copy()
+    nh, chunk, code, npairs, head, best_v, accel = 0, 1, 1, 0, -1, np.inf, anderson > 0
+    _sweep(S, W, sparse, blocks, q, mu, r, d, local_iter, steps)
     fnorm = _norm_diff(r, x)
-    done = 1
-    target = 1
+    done, target = 1, 1
     while True:
         if done >= target or done >= max_sweeps:
-            _velocity(indptr, indices, data, W, sparse, q, r, u)
+            _velocity(S, W, sparse, q, r, u, d)
             value = desaxce_residual(r, u, mu, d) / qn
             if value <= 0.9 * tol:
                 code = 0
                 break
             if done >= max_sweeps:
                 break
-            hist_k[nh] = done
-            hist_v[nh] = value
+            hist_k[nh], hist_v[nh] = done, value
             nh += 1
             if value < best_v:
                 best_v = value
                 best[:] = r
-            elif accel and value > 2.0 * best_v:  # the extrapolation leads astray: plain sweeps from the best point
-                accel = False
+            elif accel and value > 2.0 * best_v:  # the extrapolation leads astray: plain sweeps from the best
+                accel, npairs = False, 0
                 r[:] = best
-                npairs = 0
             if give_up and _hopeless(hist_k, hist_v, nh, tol, max_sweeps - done):
                 code = 2
                 break
             chunk = _next_chunk(hist_k, hist_v, nh, tol, chunk)
             target = done + chunk
+            if sparse and S[4].shape[0] == 0:
+                S = (indptr, indices, data) + csr_to_bsr(indptr, indices, data, d, n_c)
         if accel:
-            head = (head + 1) % m1
-            for j in range(n):
-                GH[head, j] = r[j]
-                FH[head, j] = r[j] - x[j]
-            npairs = min(npairs + 1, m1)
-            if npairs >= 2 and _anderson_candidate(GH, FH, npairs, head, mu, d, cand):
-                gc[:] = cand
-                _sweep(indptr, indices, data, W, sparse, blocks, q, mu, gc, d, local_iter, steps)
-                done += 1
-                fc = _norm_diff(gc, cand)
-                if fc < fnorm:
-                    x[:] = cand
-                    r[:] = gc
-                    fnorm = fc
-                    continue
-                npairs = 0
-                if done >= target or done >= max_sweeps:
-                    continue  # the test first; the plain sweep follows
+            used, kept, npairs, head, fnorm = _anderson_sweep(
+                S, W, sparse, blocks, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm
+            )
+            done += used
+            if kept or (used and (done >= target or done >= max_sweeps)):
+                continue  # a kept point, or the test first (the plain sweep follows)
         x[:] = r
-        _sweep(indptr, indices, data, W, sparse, blocks, q, mu, r, d, local_iter, steps)
+        _sweep(S, W, sparse, blocks, q, mu, r, d, local_iter, steps)
         done += 1
         fnorm = _norm_diff(r, x)
     return code, done, u

@@ -1,0 +1,74 @@
+"""Block-sparse storage of W for the NSGS sweeps: the same matrix, the same sweeps as CSR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contactcp.solvers.cone.block_sparse import bsr_diagonal_blocks, bsr_sweep, bsr_velocity, csr_to_bsr
+from contactcp.solvers.cone.kernels import _csr_diagonal_blocks, gauss_seidel_sweeps_csr
+
+
+def _random_W(seed: int, n_c: int, d: int, density: float) -> sp.csr_matrix:
+    """A symmetric positive definite W with a random block pattern and some entries of a block missing."""
+    rng = np.random.default_rng(seed)
+    n = n_c * d
+    H = sp.random(n, max(n // 2, 1), density=density, random_state=rng, format="csr")
+    W = (H @ H.T + sp.identity(n)).tocsr()
+    W.data[rng.random(W.data.size) < 0.1] = 0.0  # stored zeros and, once eliminated, missing entries
+    W.eliminate_zeros()
+    W = (W + W.T + 2 * sp.identity(n)).tocsr()
+    W.sort_indices()
+    return W
+
+
+def _dense_blocks(bptr, bidx, B, n_c, d) -> np.ndarray:
+    out = np.zeros((n_c * d, n_c * d))
+    for i in range(n_c):
+        for k in range(bptr[i], bptr[i + 1]):
+            j = bidx[k]
+            out[i * d : (i + 1) * d, j * d : (j + 1) * d] += B[k]
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n_c=st.integers(1, 12), d=st.sampled_from([2, 3]), density=st.floats(0.02, 0.5))
+def test_block_storage_holds_the_csr_matrix(seed, n_c, d, density):
+    W = _random_W(seed, n_c, d, density)
+    bptr, bidx, B = csr_to_bsr(W.indptr, W.indices, W.data, d, n_c)
+    np.testing.assert_array_equal(_dense_blocks(bptr, bidx, B, n_c, d), W.toarray())  # every entry, exactly
+    for i in range(n_c):  # each block column once per block row, and only where W has an entry
+        cols = bidx[bptr[i] : bptr[i + 1]]
+        assert len(set(cols.tolist())) == cols.size
+        dense = W.toarray()[i * d : (i + 1) * d]
+        assert set(cols.tolist()) == {j for j in range(n_c) if np.any(dense[:, j * d : (j + 1) * d] != 0.0)}
+    np.testing.assert_array_equal(
+        bsr_diagonal_blocks(bptr, bidx, B, d, n_c), _csr_diagonal_blocks(W.indptr, W.indices, W.data, d, n_c)
+    )
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_sweeps_are_the_csr_sweeps(seed, d):
+    # the same local solves in the same order: the iterates agree up to the rounding of the sums of u_i
+    # (summed block by block instead of row by row)
+    n_c = 15
+    W = _random_W(seed, n_c, d, 0.2)
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(n_c * d)
+    mu = rng.uniform(0.1, 1.0, n_c)
+    bptr, bidx, B = csr_to_bsr(W.indptr, W.indices, W.data, d, n_c)
+    blocks = _csr_diagonal_blocks(W.indptr, W.indices, W.data, d, n_c)
+    r_csr, r_bsr = np.zeros(n_c * d), np.zeros(n_c * d)
+    for _ in range(5):
+        gauss_seidel_sweeps_csr(W.indptr, W.indices, W.data, blocks, q, mu, r_csr, d, 1, 10, -np.ones(n_c), 1e-14)
+        bsr_sweep(bptr, bidx, B, blocks, q, mu, r_bsr, d, 10, -np.ones(n_c), 1e-14)
+    scale = np.abs(r_csr).max()
+    assert scale > 0
+    np.testing.assert_allclose(r_bsr, r_csr, rtol=0, atol=1e-10 * scale)
+    u = np.empty(n_c * d)
+    bsr_velocity(bptr, bidx, B, q, r_bsr, u, d)
+    np.testing.assert_allclose(u, W @ r_bsr + q, rtol=0, atol=1e-12 * (np.abs(W).max() * scale + np.abs(q).max()))
