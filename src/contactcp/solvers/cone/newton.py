@@ -111,6 +111,8 @@ def alart_curnier(r: np.ndarray, u: np.ndarray, mu: np.ndarray, rho: np.ndarray,
 
 
 GMRES_ABOVE = 400
+#: ``_newton``'s ``stall`` test: the residual must have fallen below this fraction of its start
+_STALL_FACTOR = 0.5
 
 
 def _gmres_step(
@@ -401,7 +403,12 @@ def _newton(
     armijo: float,
     linear: str,
     sweeps: int,
+    stall: int = 0,
 ) -> Raw:
+    """The iteration of :func:`newton`; with ``stall > 0`` it stops (ITERATION_LIMIT, "stalled") when
+    ``stall`` iterations have not halved the residual it started from: a semismooth Newton iteration
+    that converges does so superlinearly, one that crawls under its line search is better restarted
+    by its caller (the proximal method, with a larger weight)."""
     d, mu, W, q = problem.dim, problem.mu, problem.W, problem.q
     sparse = problem.sparse
     wabs = None if sparse else abs_row_sums(W)
@@ -424,6 +431,12 @@ def _newton(
         res = desaxce_residual(r, u, mu, d) / qscale
         if res <= tol:
             status, msg = Status.SOLVED, "converged"
+            it -= 1
+            break
+        if it == 1:
+            start = res
+        elif stall and it > stall and not res <= _STALL_FACTOR * start:
+            msg = f"stalled: {stall} iterations did not halve the residual"
             it -= 1
             break
         if res < 0.5 * best:
