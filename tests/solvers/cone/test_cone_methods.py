@@ -112,6 +112,39 @@ def test_the_chain_solves_a_wall_where_prox_from_the_nsgs_point_crept():
     assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
 
 
+def test_prox_inner_tolerances_are_in_the_original_scale(monkeypatch):
+    # each inner problem's own measure divides by ||q - weight r||: its tolerance is scaled so that it asks
+    # for a tenth of the outer residual measured by ||q|| (at most 1e-3 of it), however large weight r is
+    import contactcp.solvers.cone.prox as prox
+
+    seen = []
+    real = prox._newton
+
+    def spy(sub, tol, *args):
+        seen.append((float(np.linalg.norm(sub.q)), tol, args[4].copy()))
+        return real(sub, tol, *args)
+
+    monkeypatch.setattr(prox, "_newton", spy)
+    p = ccp.FrictionContactProblem(np.diag([1.0, 1.0, 1.0, 1e-6, 1.0, 1.0]), [-1.0, 0.2, 0.0, -1.0, 0.0, 0.0], 0.5)
+    res = ccp.solve(p, "prox", tol=1e-10)
+    assert res.success and len(seen) >= 2
+    nq = np.linalg.norm(p.q)
+    for norm_sub, tol, start in seen:
+        outer = p.residual(start).value
+        asked = tol * norm_sub / nq  # the inner tolerance in the original problem's measure
+        assert asked == pytest.approx(max(1e-11, min(1e-3, 0.1 * outer)), rel=1e-9)
+
+
+def test_prox_restarts_a_crawling_inner_solve_with_a_larger_weight():
+    # Capsules-i122-1617 from zero: near-singular inner problems (weights near 1e-6 max W_ii) where the
+    # Newton iteration crawled to its 30-iteration limit twice (105 inner iterations in all); stopped after
+    # 5 iterations that do not halve the residual, the run takes 23 (Siconos' PROX 34)
+    p = read_fclib(LOCAL / "Capsules-i122-1617.hdf5").local.to_problem()
+    res = ccp.solve(p, "prox", tol=1e-8)
+    assert res.success and res.residual.value <= 1e-8
+    assert res.stats["inner_iterations"] <= 50
+
+
 @pytest.mark.parametrize("method", ["nsgs", "prox", "newton", "admm", None])
 def test_data_near_the_top_of_the_range_do_not_crash(method):
     # |r . u| * 2^(2k) overflows in the residual's diagnostics: they read inf, the measure stays exact

@@ -208,7 +208,9 @@ def _prox(
                 break
         elif ok and raw.status is Status.SOLVED:
             floor *= _FLOOR_DECAY
-            weight = max(_follow(sigma, wmax, res, lo), floor)
+            # the residual's weight, and at most half the last (where the residual stalls, the weight
+            # still shrinks: a contact with a tiny W_ii needs steps far longer than 1 / (sigma max W_jj))
+            weight = max(min(_follow(sigma, wmax, res, lo), 0.5 * weight), floor)
         elif halved and raw.message.startswith("stalled"):
             pass  # a crawl that halved the residual: a new proximal centre, the same weight
         else:
