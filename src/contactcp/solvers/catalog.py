@@ -38,7 +38,8 @@ registry.set_default_chain(BoxLCP, "lemke", "milp", "enumerate", finish=finish_l
 #: friction-cone problems, local and global (the global ones on their local form); each step starts
 #: from the best point of the steps before it, but ADMM (whose warm starts were slower than cold ones
 #: on FCLIB's Kapla tower in a trial run, not recorded in a benchmark table) and the proximal-point
-#: method when that point is farther than 100 tol (its ``warm_within``: from a far point it crept).
+#: method when that point is farther than 10 tol (its ``warm_within``: from a point NSGS left with its
+#: contact modes unsettled, its inner problems were hard).
 #: NSGS first: it solves 8 of the 12 local FCLIB sample problems on its own
 #: (benchmarks/results/fclib.md), and hands over early when its rate cannot reach the tolerance; the
 #: proximal-point method solves the rank-deficient ones (capsules, stacks, walls); Newton, ADMM and

@@ -95,24 +95,21 @@ def prox(
     sigma : the adaptive weight is ``sigma max_i W_ii min(1, e)`` at a point of residual ``e``
         (default 0.1)
     r0 : starting reactions (default zero)
-    restarts : when a run ends without a solution, start again this many times: from its end point
+    restarts : when a run ends without a solution, start again this many times: the first time from
+        the same start without the stall test of the inner solves (``_STALL``), then from the end point
         when it was still converging (the residual fell tenfold over its second half), else from
         seeded random reactions inside the cones, of the size the data give (``||q|| / max W_ii``);
         the best end point is kept (the Coulomb problem is not monotone: runs from different starts end at
         different points; default 0)
     seed : seed of those starts
     warm_within : start from ``r0`` only when its residual is at most this many times ``tol``, else
-        from zero (default None: always from ``r0``).  The default chain sets 100 for the point NSGS
-        left: the proximal weight starts at its strongest and shrinks only as the inner solves get
-        easy, so from a point still far from a solution (NSGS stalled at 1e-6 to 1e-2) the method
-        crept, where from zero the weight had shrunk by the time it got there.  Measured on the
-        default chain with and without it, one run each in one process on the development machine
-        (tol 1e-8; ``piles.box_stack(12, 3)`` and ``piles.box_wall(6, 5)``, seeds 0-3, and the
-        FCLIB sample's local problems that NSGS does not solve alone): 7.9 s in all against 18.9 s,
-        ``box_wall(6, 5, seed=0)``, which the chain had failed on after 13.9 s, solved in 2.9 s, the
-        two Capsules problems in 86 and 148 ms against 145 and 212, no problem slower by more than
-        3 %, and the Kapla tower, where NSGS stops at 1.8e-8, still warm-started (the benchmark's
-        numbers are in ``benchmarks/results/fclib.md``)
+        from zero (default None: always from ``r0``).  The default chain sets 10 for the point NSGS
+        left.  With the weight rule before this one (strongest at the start, shrinking only as the
+        inner solves got easy) a far start made the method creep (``box_wall(6, 5, seed=0)``: the
+        chain failed after 13.9 s; 100 was set then).  With the weight following the residual, a
+        start NSGS left at 6e-7 on FCLIB's Capsules-i122-1617 (64 tol) took 44 proximal steps and
+        409 inner iterations, where from zero 8 and 105 (a script, one run, tol 1e-8): the inner
+        problems near such a point meet contact modes NSGS has not settled
     """
     r = np.zeros(problem.size) if r0 is None else r0.copy()
     if warm_within is not None and r0 is not None and problem.residual(r).value > warm_within * tol:
