@@ -88,11 +88,11 @@ def prox(
     Options
     -------
     max_outer : outer (proximal) iterations (default 200)
-    inner_iter : Newton iterations per inner solve (default 12: a semismooth Newton iteration that
-        converges does so in a few steps; one that has not by then is better restarted with a larger
-        weight)
+    inner_iter : Newton iterations per inner solve (default 30; 12 or 15 left the generated wall
+        ``box_wall(6, 5, seed=0)`` unsolved: its inner solves crawl and still get there)
     rho : a fixed proximal weight (default None: the weight follows the residual, see ``sigma``)
-    sigma : the adaptive weight is ``sigma max_i W_ii min(1, e)`` at a point of residual ``e``
+    sigma : after a solved inner problem the adaptive weight is ``sigma max_i W_ii min(1, e)`` at the
+        new point's residual ``e``, at most half the last weight and at least the floor a failure set
         (default 0.1)
     r0 : starting reactions (default zero)
     restarts : when a run ends without a solution, start again this many times: the first time from
