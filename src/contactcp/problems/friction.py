@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from contactcp._validate import integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
-from contactcp.problems._coulomb import coulomb_measure
+from contactcp.problems._coulomb import coulomb_residual
 from contactcp.problems._exact_coulomb import exact_measure
 from contactcp.result import Residual
 
@@ -173,26 +173,13 @@ class FrictionContactProblem(Problem):
             storage = (W.indptr, W.indices, W.data, _NO_DENSE, True)
         else:
             storage = (_NO_INT, _NO_INT, _NO_FLOAT, W, False)
-        return self._measured(coulomb_measure(*storage, r, self.q, self.mu, self.dim, self._mu_max))
+        return self._measured(coulomb_residual(*storage, r, self.q, self.mu, self.dim, self._mu_max))
 
     @staticmethod
     def _measured(measure: tuple) -> tuple[Residual, np.ndarray]:
-        """``(Residual, u)`` from :func:`~._coulomb.coulomb_measure`'s output (the data scaled back)."""
-        finite, value, nat, cone, dual, comp, nq, k, u = measure
-        if not finite:
-            inf = math.inf
-            return Residual(inf, inf, inf, inf, inf, 0.0, 1.0), u
-        if k == 0:  # data in range, not scaled
-            return Residual(value, nat, cone, dual, comp, 0.0, nq if nq > 0.0 else 1.0), u
-        return Residual(
-            value if nq > 0.0 else _ldexp(value, k),
-            _ldexp(nat, k),
-            _ldexp(cone, k),
-            _ldexp(dual, k),
-            _ldexp(comp, 2 * k),
-            0.0,
-            _ldexp(nq, k) if nq > 0.0 else 1.0,
-        ), u
+        """``(Residual, u)`` from :func:`~._coulomb.coulomb_residual`'s output."""
+        finite, value, nat, cone, dual, comp, scale, u = measure
+        return Residual(value, nat, cone, dual, comp, 0.0, scale), u
 
     def _refine(self, x: np.ndarray, residual: Residual, tol: float) -> Residual:
         """``residual`` with its value evaluated exactly (:func:`~._exact_coulomb.exact_measure`) when

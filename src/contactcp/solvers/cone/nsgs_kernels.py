@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from contactcp.problems._coulomb import coulomb_measure
+from contactcp.problems._coulomb import coulomb_residual
 from contactcp.solvers.cone.anderson import anderson_candidate
 from contactcp.solvers.cone.block_sparse import bsr_sweep, bsr_velocity, csr_to_bsr
 from contactcp.solvers.cone.kernels import (
@@ -205,12 +205,12 @@ def nsgs_measured(
     indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson, mu_max
 ):
     """:func:`nsgs_run`, then the problem's own measure of its answer
-    (:func:`~contactcp.problems._coulomb.coulomb_measure`, the compiled certifier that
+    (:func:`~contactcp.problems._coulomb.coulomb_residual`, the compiled certifier that
     :meth:`FrictionContactProblem._certify` calls) in the same compiled call: ``(code, sweeps, measure)``."""
     code, done, _ = nsgs_run(
         indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_iter, tol, give_up, anderson
     )
-    return code, done, coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max)
+    return code, done, coulomb_residual(indptr, indices, data, W, sparse, r, q, mu, d, mu_max)
 
 
 @njit(cache=True, nogil=True)
