@@ -112,6 +112,23 @@ def test_the_chain_solves_a_wall_where_prox_from_the_nsgs_point_crept():
     assert coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
 
 
+@pytest.mark.parametrize(
+    "method, option, value",
+    [("nsgs", "anderson", -1), ("nsgs", "anderson", 1.5), ("prox", "sigma", 0.0), ("prox", "sigma", float("nan"))],
+)
+def test_acceleration_and_weight_options_are_checked(method, option, value):
+    with pytest.raises(InvalidOptionError, match=option):
+        ccp.solve(one_contact(0.3), method, **{option: value})
+
+
+def test_plain_and_accelerated_nsgs_agree_on_a_known_answer():
+    # anderson=0 is plain NSGS; both certify the sticking answer of one_contact(0.3)
+    for m in (0, 2):
+        res = ccp.solve(one_contact(0.3), "nsgs", tol=1e-12, anderson=m)
+        assert res.success
+        np.testing.assert_allclose(res.x, [1.0, -0.3, 0.0], atol=1e-10)
+
+
 def test_prox_inner_tolerances_are_in_the_original_scale(monkeypatch):
     # each inner problem's own measure divides by ||q - weight r||: its tolerance is scaled so that it asks
     # for a tenth of the outer residual measured by ||q|| (at most 1e-3 of it), however large weight r is
