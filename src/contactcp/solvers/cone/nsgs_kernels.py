@@ -149,8 +149,10 @@ def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_it
     S = (indptr, indices, data) + _no_blocks(d)
     blocks = _diagonal(indptr, indices, data, W, sparse, d, n_c)
     steps = _block_steps(blocks)
-    qn = max(np.sqrt(np.sum(q * q)), 0.0)
-    qn = qn if qn > 0.0 else 1.0
+    qn = 0.0
+    for i in range(n):
+        qn += q[i] * q[i]
+    qn = np.sqrt(qn) if qn > 0.0 else 1.0
     u = np.empty(n)
     hist_k = np.empty(max_sweeps + 2, dtype=np.int64)
     hist_v = np.empty(max_sweeps + 2)
@@ -179,6 +181,7 @@ def nsgs_run(indptr, indices, data, W, sparse, q, mu, r, d, max_sweeps, local_it
             elif accel and value > 2.0 * best_v:  # the extrapolation leads astray: plain sweeps from the best
                 accel, npairs = False, 0
                 r[:] = best
+                _velocity(S, W, sparse, q, r, u, d)  # u returned with r, should the rate test stop here
             if give_up and _hopeless(hist_k, hist_v, nh, tol, max_sweeps - done):
                 code = 2
                 break
