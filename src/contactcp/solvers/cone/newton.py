@@ -425,7 +425,7 @@ def _newton(
     it = 0
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     ls_fail = 0
-    best, since_best, shrinks = np.inf, 0, 0
+    best, since_best, shrinks, stalled = np.inf, 0, 0, False
     for it in range(1, max_iter + 1):
         # the problem's own measure (FrictionContactProblem.residual), compiled
         res = desaxce_residual(r, u, mu, d) / qscale
@@ -436,7 +436,7 @@ def _newton(
         if it == 1:
             start = res
         elif stall and it > stall and not res <= _STALL_FACTOR * start:
-            msg = f"stalled: {stall} iterations did not halve the residual"
+            msg, stalled = f"stalled: {stall} iterations did not halve the residual", True
             it -= 1
             break
         if res < 0.5 * best:
@@ -468,4 +468,5 @@ def _newton(
     else:
         if problem._certify(r, None)[0].value <= tol:
             status, msg = Status.SOLVED, "converged"
-    return Raw(r, status, iterations=it, message=msg, w=u, stats={"rho": float(np.mean(rho_v)), "rho_shrinks": shrinks})
+    stats = {"rho": float(np.mean(rho_v)), "rho_shrinks": shrinks, "stalled": stalled}
+    return Raw(r, status, iterations=it, message=msg, w=u, stats=stats)
