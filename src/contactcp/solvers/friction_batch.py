@@ -23,7 +23,7 @@ from contactcp.problems.friction import friction_coefficients
 from contactcp.result import Status
 from contactcp.settings import DEFAULT_TOL
 from contactcp.solvers.batch import _STATUS_LIST, BatchResult, _array, _check_count, _check_tol
-from contactcp.solvers.cone.nsgs import _ANDERSON
+from contactcp.solvers.cone.nsgs import ANDERSON
 from contactcp.solvers.cone.nsgs_kernels import nsgs_batch
 from contactcp.solvers.registry import solve
 
@@ -70,7 +70,7 @@ def solve_friction_batch(
         MU = np.ascontiguousarray(np.broadcast_to(friction_coefficients(mu, n_c), (Kp, n_c)))
     t0 = time.perf_counter()
     R = np.zeros((Kp, m))
-    codes, sweeps = nsgs_batch(W, q, MU, R, d, int(max_sweeps), 10, float(tol), _ANDERSON)
+    codes, sweeps = nsgs_batch(W, q, MU, R, d, int(max_sweeps), 10, float(tol), ANDERSON)
     values, U = coulomb_measure_batch(W, q, MU, R, d)
     solved = _STATUS_LIST.index(Status.SOLVED)
     status = np.where(values <= tol, solved, _STATUS_LIST.index(Status.ITERATION_LIMIT)).astype(np.int64)

@@ -4,9 +4,10 @@ A sweep reads contact ``i``'s ``d`` rows of ``W``.  In compressed-row storage (C
 passes over the row's column indices; with the contact blocks stored together (BSR, the layout of
 Siconos' sparse-block matrices) it is one pass over the block indices and a ``d x d`` product per
 block, which the compiler unrolls for ``d = 3``.  On FCLIB's Kapla tower (570 contacts, 12,976 blocks)
-a sweep took 0.154 ms against 0.322 ms with CSR (50 sweeps each, one run, the development machine;
-``benchmarks/results/fclib.md`` has the end-to-end times).  :func:`csr_to_bsr` builds the storage
-from the problem's CSR arrays in one compiled pass per solve (O(nnz), about one sweep's cost);
+a sweep took 0.108 ms against 0.322 ms with CSR (the best of repeated runs of a script on the
+development machine; ``benchmarks/results/fclib.md`` has the end-to-end times).  :func:`csr_to_bsr` builds the storage
+from the problem's CSR arrays in one compiled pass per solve (O(nnz); 1.3 to 2.4 times a CSR sweep on
+FCLIB's sample, timed by a script);
 the certified measure keeps reading the CSR arrays (:mod:`contactcp.problems._coulomb`).
 """
 
@@ -62,17 +63,6 @@ def csr_to_bsr(indptr, indices, data, d, n_c):
 
 
 @njit(cache=True, nogil=True)
-def bsr_diagonal_blocks(bptr, bidx, B, d, n_c):
-    """The diagonal blocks ``W_ii`` (``(n_c, d, d)``; zeros where none is stored)."""
-    out = np.zeros((n_c, d, d))
-    for i in range(n_c):
-        for k in range(bptr[i], bptr[i + 1]):
-            if bidx[k] == i:
-                out[i] = B[k]
-    return out
-
-
-@njit(cache=True, nogil=True)
 def bsr_velocity(bptr, bidx, B, q, r, u, d):
     """``u = W r + q``."""
     n_c = bptr.shape[0] - 1
@@ -91,7 +81,9 @@ def bsr_velocity(bptr, bidx, B, q, r, u, d):
 def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
     """One non-smooth Gauss–Seidel sweep in place on ``r``: what
     :func:`~contactcp.solvers.cone.kernels.gauss_seidel_sweeps_csr` does in one sweep, reading ``W``
-    block by block (the same local solves, the same order; ``u_i`` summed block by block)."""
+    block by block (the same local solves, the same order; ``u_i`` summed block by block).  The
+    unrolled product is written here, not shared with :func:`bsr_velocity` through a helper: with one
+    (inlined or not) a Kapla sweep took 116-124 us against 108 (a script, the best of 7 x 200 sweeps)."""
     n_c = bptr.shape[0] - 1
     ui = np.empty(d)
     x = np.empty(d)

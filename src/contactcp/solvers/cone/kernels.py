@@ -392,6 +392,17 @@ def sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol, blocks=None) ->
         gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, steps, local_tol)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def zero_block(blocks, i):
+    """Whether the ``d x d`` block ``blocks[i]`` is all zeros."""
+    d = blocks.shape[1]
+    for a in range(d):
+        for b in range(d):
+            if blocks[i, a, b] != 0.0:
+                return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def sparse_newton_system(indptr, indices, data, D, rho, phi, d):
     """The sparse Newton system ``(I - D + D rho W) dr = -phi`` with the separating contacts eliminated.
@@ -408,12 +419,7 @@ def sparse_newton_system(indptr, indices, data, D, rho, phi, d):
     pos = np.full(n_c, -1, dtype=np.int64)
     na = 0
     for i in range(n_c):
-        nz = False
-        for a in range(d):
-            for b in range(d):
-                if D[i, a, b] != 0.0:
-                    nz = True
-        if nz:
+        if not zero_block(D, i):
             pos[i] = na
             na += 1
     m = na * d

@@ -21,6 +21,7 @@ from contactcp.solvers.cone.kernels import (
     desaxce_residual,
     gauss_seidel_sweeps,
     gauss_seidel_sweeps_csr,
+    zero_block,
 )
 
 
@@ -28,15 +29,9 @@ from contactcp.solvers.cone.kernels import (
 def _block_steps(blocks):
     """Each contact's fallback step for the sweeps: 0 for a zero block (a contact they skip), else -1
     (``1 / lambda_max``, worked out if the exact local solve ever fails)."""
-    n_c, d, _ = blocks.shape
-    out = np.empty(n_c)
-    for i in range(n_c):
-        zero = True
-        for a in range(d):
-            for b in range(d):
-                if blocks[i, a, b] != 0.0:
-                    zero = False
-        out[i] = 0.0 if zero else -1.0
+    out = np.empty(blocks.shape[0])
+    for i in range(blocks.shape[0]):
+        out[i] = 0.0 if zero_block(blocks, i) else -1.0
     return out
 
 
