@@ -131,3 +131,43 @@ def test_compiled_coulomb_parts_match_the_numpy_reference():
             assert dual == pytest.approx(_dual_cone_violation(uhat, mu, d), rel=1e-12, abs=1e-15)
             assert comp == pytest.approx(abs(r @ uhat), rel=1e-9, abs=1e-12)
             assert (nr, nu) == pytest.approx((np.linalg.norm(r), np.linalg.norm(u)), rel=1e-12)
+
+
+def test_compiled_global_residual_matches_a_numpy_evaluation():
+    """The one-pass residual against the definition evaluated with numpy: the row-scaled equilibrium
+    and the natural map over ||q||; the certified value bounds both from above, by rounding only."""
+    from support.oracles import natural_map_norm
+
+    rng = np.random.default_rng(5)
+    for seed in range(4):
+        p = piles.box_stack(3, 2, seed=seed)
+        M, H = p.M.toarray(), p.H.toarray()
+        x0 = ccp.solve(p, tol=1e-10).x
+        for scale in (0.0, 1e-9, 1e-6, 1e-2):
+            x = x0 + scale * np.abs(x0).max() * rng.standard_normal(x0.size)
+            v, r = p.split(x)
+            res = p.residual(x)
+            e = M @ v - H @ r - p.f
+            s = np.abs(M) @ np.abs(v) + np.abs(H) @ np.abs(r) + np.abs(p.f)
+            eq = float(np.max(np.abs(e) / s))
+            u = H.T @ v + p.w
+            coul = natural_map_norm(u, r, p.mu, 3) / np.linalg.norm(p.q)
+            worst = max(eq, coul)
+            assert worst <= res.value <= worst * (1 + 1e-9) + 1e-13
+            assert res.equation == pytest.approx(np.abs(e).max(), rel=1e-9, abs=1e-15)
+            assert res.scale == pytest.approx(np.linalg.norm(p.q), rel=1e-12)
+            np.testing.assert_allclose(p._certify(x, None)[1], u, rtol=1e-12, atol=1e-15)
+
+
+def test_global_residual_of_non_finite_and_overflowing_points_is_infinite():
+    p = one_box(push=2.0)
+    x = ccp.solve(p, tol=1e-12).x
+    for bad in (np.nan, np.inf):
+        y = x.copy()
+        y[4] = bad
+        res, u = p._certify(y, None)
+        assert res.value == np.inf and np.isnan(u).all()
+    H = np.array([[1.5e308, 0.0, 0.0], [1.5e308, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    huge = ccp.GlobalFrictionContactProblem(np.eye(3), H, np.zeros(3), np.zeros(3), 0.5)
+    res, u = huge._certify(np.array([0.9, 0.9, 0.0, 0.0, 0.0, 0.0]), None)  # u_0 = 2.7e308 overflows
+    assert res.value == np.inf and u[0] == np.inf

@@ -32,17 +32,15 @@ from contactcp._validate import integer, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
-from contactcp.problems._coulomb import coulomb_parts
+from contactcp.problems._coulomb_global import global_residual, transpose_matvec
 from contactcp.problems.friction import (
     FrictionContactProblem,
-    _ldexp,
     friction_coefficients,
 )
 from contactcp.result import Residual
 
 __all__ = ["GlobalFrictionContactProblem"]
 
-_EPS = np.finfo(float).eps
 #: the solvers' local form has a dense ``W`` when ``H`` (``n_v x d n_c``) has at most this many entries
 DENSE_LOCAL_UP_TO = 20_000
 
@@ -93,7 +91,6 @@ class GlobalFrictionContactProblem(Problem):
         self.mu = mu_arr
         self.dim = int(dim)
         self.solver = BlockSolver(M, "M")
-        self._abs = (abs(M), abs(H))
         # the rounding bounds' term counts: an equilibrium row has at most row_terms products, a
         # contact velocity u_j at most col_terms (fixed by the data: computed once)
         row_terms = max(M.getnnz(axis=1).max(initial=0), 1) + max(H.getnnz(axis=1).max(initial=0), 1) + 2
@@ -102,7 +99,6 @@ class GlobalFrictionContactProblem(Problem):
         self._local: FrictionContactProblem | None = None
         self._local_dense: FrictionContactProblem | None = None
         self._mu_max = float(mu_arr.max(initial=0.0))
-        self._data_max: float | None = None  # max |f|, |w|, |q|, at the first certification
         self._freeze()
 
     # ------------------------------------------------------------------ sizes and views
@@ -133,7 +129,10 @@ class GlobalFrictionContactProblem(Problem):
     def q(self) -> np.ndarray:
         """The local problem's ``q = w + H^T M^{-1} f``."""
         if self._q is None:
-            object.__setattr__(self, "_q", self.w + self.H.T @ self.solver.solve(self.f))
+            H = self.H
+            object.__setattr__(
+                self, "_q", transpose_matvec(H.indptr, H.indices, H.data, self.solver.solve(self.f), self.w)
+            )
         return self._q
 
     def local_for_solving(self) -> FrictionContactProblem:
@@ -145,8 +144,9 @@ class GlobalFrictionContactProblem(Problem):
         if self.n_v * self.w.shape[0] > DENSE_LOCAL_UP_TO:
             return self.local()
         if self._local_dense is None:
-            W = np.asarray(self.H.T @ self.solver.solve(self.H.toarray()))
-            object.__setattr__(self, "_local_dense", FrictionContactProblem(W, self.q, self.mu, self.dim))
+            H = self.H.toarray()
+            W = H.T @ self.solver.solve(H)
+            object.__setattr__(self, "_local_dense", FrictionContactProblem._derived(W, self.q, self.mu, self.dim))
         return self._local_dense
 
     def local(self) -> FrictionContactProblem:
@@ -166,51 +166,19 @@ class GlobalFrictionContactProblem(Problem):
         x = np.asarray(x, dtype=float).reshape(-1)
         if x.shape != (self.size,):
             raise InvalidProblemError("x", f"solver returned length {x.size}, expected {self.size}")
-        inf = float("inf")
-        if not np.all(np.isfinite(x)):
-            return Residual(inf, inf, inf, inf, inf, inf, 1.0), np.full(self.w.shape[0], np.nan)
-        # positively homogeneous in (v, r, f, w): evaluate on data scaled by a power of two into range
-        if self._data_max is None:  # the data's part, fixed: computed once
-            data = max(float(np.abs(a).max(initial=0.0)) for a in (self.f, self.w, self.q))
-            object.__setattr__(self, "_data_max", data)
-        big = max(float(np.abs(x).max(initial=0.0)), self._data_max)
-        k = math.frexp(big)[1] if big > 0 else 0
-        xs, fs, ws, qs = (np.ldexp(a, -k) for a in (x, self.f, self.w, self.q))
-        v, r = xs[: self.n_v], xs[self.n_v :]
-        Mabs, Habs = self._abs
-        # equilibrium, row by row, with the rounding bound of each row added
-        eq = self.M @ v - self.H @ r - fs
-        row = Mabs @ np.abs(v) + Habs @ np.abs(r) + np.abs(fs)
-        width, col_terms = self._terms
-        gam = width * _EPS / (1.0 - width * _EPS)
-        bound = np.abs(eq) + gam * row
-        if np.any((row == 0.0) & (eq != 0.0)):
-            equilibrium = inf
-        else:
-            equilibrium = float(np.max(np.where(row > 0, bound / np.where(row > 0, row, 1.0), 0.0), initial=0.0))
-        # Coulomb's law on (r, u = H^T v + w), the local measure
-        us = self.H.T @ v + ws
-        du = col_terms * _EPS * (Habs.T @ np.abs(v) + np.abs(ws))
-        if not (np.all(np.isfinite(us)) and np.all(np.isfinite(eq))):
-            return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
-        # the same compiled pass over the contacts as the local problem's residual
-        nat, cone, dual, comp, nr, nu = coulomb_parts(
-            np.ascontiguousarray(r), np.ascontiguousarray(us), self.mu, self.dim
-        )
-        mu_max = self._mu_max
-        slack = (1.0 + mu_max) * float(np.linalg.norm(du)) + 32.0 * _EPS * (nr + (1.0 + mu_max) * nu)
-        nq = float(np.linalg.norm(qs))
-        coulomb = (nat + slack) / nq if nq > 0 else _ldexp(nat + slack, k)
-        value = max(coulomb, equilibrium) * (1.0 + 8.0 * _EPS)
-        return Residual(
-            value,
-            _ldexp(nat, k),
-            _ldexp(cone, k),
-            _ldexp(dual, k),
-            _ldexp(_ldexp(comp, k), k),
-            _ldexp(float(np.abs(eq).max(initial=0.0)), k),
-            _ldexp(nq, k) if nq > 0 else 1.0,
-        ), np.ldexp(us, k)
+        M, H = self.M, self.H
+        row_terms, col_terms = self._terms
+        finite, value, nat, cone, dual, comp, eq, scale, u = global_residual(
+            M.indptr, M.indices, M.data, H.indptr, H.indices, H.data, x, self.f, self.w, self.q,
+            self.mu, self.dim, self._mu_max, row_terms, col_terms,
+        )  # fmt: skip
+        if not finite:
+            inf = math.inf
+            if not np.all(np.isfinite(x)):
+                return Residual(inf, inf, inf, inf, inf, inf, 1.0), np.full(self.w.shape[0], np.nan)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
+        return Residual(value, nat, cone, dual, comp, eq, scale), u
 
     def __repr__(self) -> str:
         return f"GlobalFrictionContactProblem(n_v={self.n_v}, n_c={self.n_c}, dim={self.dim})"

@@ -34,7 +34,7 @@ def invert(problem: GlobalFrictionContactProblem, r: np.ndarray | None) -> np.nd
     """The global unknowns ``(v, r)`` from the local reactions ``r``."""
     if r is None or not np.all(np.isfinite(r)):
         return None
-    return np.concatenate([problem.velocity(r), r])
+    return np.concatenate([problem.solver.solve(problem.H @ r + problem.f), r])  # v; r is the solver's own
 
 
 def _variant(name: str, spec: registry.MethodSpec) -> None:
