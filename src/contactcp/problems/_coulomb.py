@@ -88,14 +88,16 @@ def scaled_velocity(indptr, indices, data, W, sparse, r, q, k):
     the rounding of ``u``; ``finite`` is False when either overflowed."""
     n = q.shape[0]
     rs = np.empty(n)
+    down = math.ldexp(1.0, -k)  # a product by a power of two is the ldexp (both round alike below the
+    exact = -1000 < k < 1000  # normal range); only outside that range is ldexp itself called
     for j in range(n):
-        rs[j] = math.ldexp(r[j], -k)
+        rs[j] = r[j] * down if exact else math.ldexp(r[j], -k)
     u = np.empty(n)
     bound2 = 0.0
     q2 = 0.0
     finite = True
     for i in range(n):
-        qs = math.ldexp(q[i], -k)
+        qs = q[i] * down if exact else math.ldexp(q[i], -k)
         q2 += qs * qs
         acc = qs
         aacc = abs(qs)
@@ -148,8 +150,9 @@ def coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max):
     gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
     slack = (1.0 + mu_max) * gamma * bound + 32.0 * _EPS * (norm_r + (1.0 + mu_max) * norm_u) + 1e-300
     value = (nat + slack) / nq if nq > 0.0 else nat + slack
+    up = math.ldexp(1.0, k)
     for i in range(n):
-        us[i] = math.ldexp(us[i], k)
+        us[i] = us[i] * up if -1000 < k < 1000 else math.ldexp(us[i], k)
     return True, value * (1.0 + 8.0 * _EPS), nat, cone, dual, comp, nq, k, us
 
 

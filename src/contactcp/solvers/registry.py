@@ -517,9 +517,14 @@ def _solve_chain(
     (:func:`set_default_chain`)."""
     t0 = time.perf_counter()
     tried: list[Result] = []
+    head = first(problem, tol) if first is not None else None
+    if head is not None and head.status is Status.SOLVED:  # most small problems: no loop, one record
+        head.stats["chain"] = [_record(head)]
+        head.time = time.perf_counter() - t0
+        return head
     _, finish, warm = _chain_entry(type(problem))
     for step, (name, opts) in enumerate(chain):
-        res = first(problem, tol) if first is not None and step == 0 else None
+        res = head if step == 0 else None
         if res is None:
             spec = _step_spec(problem, name)
             if spec is None:
@@ -558,20 +563,22 @@ def _solve_chain(
         res = _best(tried)
         if res is None:  # no step applies: the type's default method
             return _run(problem, _lookup(problem, None), tol, {})
-    res.stats["chain"] = [
-        {
-            "method": r.method,
-            "status": r.status.name,
-            "residual": None if r.residual is None else float(r.residual.value),
-            "time": r.time,
-            "message": r.message,
-        }
-        for r in tried
-    ]
+    res.stats["chain"] = [_record(r) for r in tried]
     if len(tried) > 1:
         res.message = f"{res.message} [default chain: " + "; ".join(f"{r.method} {r.status.name}" for r in tried) + "]"
     res.time = time.perf_counter() - t0
     return res
+
+
+def _record(r: Result) -> dict[str, Any]:
+    """A chain step's entry in ``stats["chain"]``."""
+    return {
+        "method": r.method,
+        "status": r.status.name,
+        "residual": None if r.residual is None else float(r.residual.value),
+        "time": r.time,
+        "message": r.message,
+    }
 
 
 def _best(tried: list[Result]) -> Result | None:

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from contactcp.problems import FrictionContactProblem
-from contactcp.result import Status
+from contactcp.result import Result, Status
 from contactcp.solvers.cone import scale as homogeneous
 from contactcp.solvers.cone.nsgs_kernels import nsgs_measured, nsgs_run
 from contactcp.solvers.registry import Raw, boolean, certify, integer, register, vector
@@ -102,9 +102,17 @@ def chain_first(problem: FrictionContactProblem, tol: float):
     W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
     r = np.zeros(problem.size)
     try:
-        raw = _measured_run(problem, W, r, tol, _SWEEPS, _LOCAL_ITER, FIRST_OPTIONS["give_up"], ANDERSON)
+        code, done, measure = nsgs_measured(
+            *_storage(problem, W), problem.q, problem.mu, r, problem.dim, _SWEEPS, _LOCAL_ITER, tol,
+            FIRST_OPTIONS["give_up"], ANDERSON, problem._mu_max,
+        )  # fmt: skip
     except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
         return None
+    residual, u = problem._measured(measure)
+    if code == 0 and residual.value <= tol:  # what certify() makes of it, without the Raw in between
+        return Result(r, Status.SOLVED, residual, "nsgs", tol, done, time.perf_counter() - t0, _MESSAGES[0], u)
+    raw = _raw(r, code, done, _SWEEPS, None)
+    raw.measured = residual, u
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
 
 
