@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from contactcp.solvers.cone.kernels import _local_solve
+from contactcp.solvers.cone.kernels import _solve_at
 
 
 @njit(cache=True, nogil=True)
@@ -133,4 +133,4 @@ def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
                     for b in range(d):
                         s += B[k, a, b] * r[j + b]
                     ui[a] += s
-        _local_solve(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+        _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)

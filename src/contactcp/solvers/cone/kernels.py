@@ -308,6 +308,17 @@ def _local_solve(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
         r[o + a] = ri[a]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _solve_at(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
+    """:func:`_local_solve` with ``d`` written as a constant in each case: the compiler then specialises
+    the local solve's loops (a block sweep of FCLIB's Kapla tower 122 -> 107 us, a script, best of
+    7 x 100 sweeps)."""
+    if d == 3:
+        _local_solve(Wii, ui, r, o, mu_i, rho, i, 3, local_iter, local_tol, x, ri)
+    else:
+        _local_solve(Wii, ui, r, o, mu_i, rho, i, 2, local_iter, local_tol, x, ri)
+
+
 @njit(cache=True, nogil=True)
 def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
@@ -330,7 +341,7 @@ def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local
             o = i * d
             for a in range(d):
                 ui[a] = q[o + a] + _dot(W[o + a], r)
-            _local_solve(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+            _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
@@ -351,7 +362,7 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
                 for k in range(indptr[o + a], indptr[o + a + 1]):
                     s += data[k] * r[indices[k]]
                 ui[a] = s
-            _local_solve(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+            _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)

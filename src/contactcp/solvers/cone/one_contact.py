@@ -197,16 +197,16 @@ def one_contact(A, b, mu, d, r):
             if _slide(A, b, mu, d, c, 0.0, r, scale):
                 return True
         return False
-    t = _guess(A, b, p0, p1, p2)
-    if t == t:  # Newton from the current slip direction
+    c1, c2 = _guess(A, b, p0, p1, p2)
+    if c1 != 0.0 or c2 != 0.0:  # Newton on the angle from the current slip direction, the angle carried as c
         for _ in range(8):
-            G, dG = _slide_eq(A, b, mu, t)
+            G, dG = _slide_eq_at(A, b, mu, c1, c2)
             if dG == 0.0:
                 break
             step = G / dG
-            t -= step
+            c1, c2 = _turn(c1, c2, step)
             if abs(step) <= 1e-13:
-                if _slide(A, b, mu, d, math.cos(t), math.sin(t), r, scale):
+                if _slide(A, b, mu, d, c1, c2, r, scale):
                     return True
                 break
     prev = _slide_eq_at(A, b, mu, 1.0, 0.0)[0]
@@ -231,19 +231,36 @@ def one_contact(A, b, mu, d, r):
 
 @njit(cache=True, nogil=True)
 def _guess(A, b, r0, r1, r2):
-    """The angle of a slip direction for the iterate ``r = (r0, r1, r2)`` (3-D): the direction the
-    tangential reaction opposes, ``-r_T``, else (``r_T = 0``) that of ``u_T`` at ``r``; NaN if both are
+    """A unit slip direction for the iterate ``r = (r0, r1, r2)`` (3-D): the direction the tangential
+    reaction opposes, ``-r_T``, else (``r_T = 0``) that of ``u_T`` at ``r``; ``(0, 0)`` if both are
     zero.  ``-r_T`` first: between two sweeps a contact's reaction turns little, while ``u_T`` at the
     old reaction with the new ``b`` is mostly the change of ``b`` (on FCLIB's Kapla tower, 60 sweeps in,
     one sweep: Newton's steps from ``u_T`` 3 to 97 per sliding contact, five contacts left to the
     sampling; from ``-r_T`` 2 to 5, none; a sweep 175 -> 127 us)."""
     if r1 != 0.0 or r2 != 0.0:
-        return math.atan2(-r2, -r1)
+        n = math.hypot(r1, r2)
+        return -r1 / n, -r2 / n
     u1 = b[1] + A[1, 0] * r0 + A[1, 1] * r1 + A[1, 2] * r2
     u2 = b[2] + A[2, 0] * r0 + A[2, 1] * r1 + A[2, 2] * r2
     if u1 != 0.0 or u2 != 0.0:
-        return math.atan2(u2, u1)
-    return np.nan
+        n = math.hypot(u1, u2)
+        return u1 / n, u2 / n
+    return 0.0, 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _turn(c1, c2, s):
+    """The unit direction ``c = (cos t, sin t)`` turned to the angle ``t - s``: by a rotation for a large
+    ``s``, else (``|s| <= 1/2``) by the tangent step ``c - s c'`` scaled back to unit length, a turn by
+    ``atan(s) = s + O(s^3)`` that keeps Newton's quadratic convergence without a cosine and a sine."""
+    if abs(s) > 0.5:
+        cs = math.cos(s)
+        sn = math.sin(s)
+        return c1 * cs + c2 * sn, c2 * cs - c1 * sn
+    n1 = c1 + s * c2
+    n2 = c2 - s * c1
+    h = 1.0 / math.sqrt(1.0 + s * s)
+    return n1 * h, n2 * h
 
 
 @njit(cache=True, nogil=True)
