@@ -69,3 +69,36 @@ def test_block_sweeps_are_the_csr_sweeps(seed, d):
     u = np.empty(n_c * d)
     bsr_velocity(bptr, bidx, B, q, r_bsr, u, d)
     np.testing.assert_allclose(u, W @ r_bsr + q, rtol=0, atol=1e-12 * (np.abs(W).max() * scale + np.abs(q).max()))
+
+
+def _whole_block_W(seed: int, n_c: int, d: int, density: float) -> sp.csr_matrix:
+    """A CSR matrix with every stored block stored whole (explicit zeros kept), as FCLIB's files are."""
+    rng = np.random.default_rng(seed)
+    pattern = sp.random(n_c, n_c, density=density, random_state=rng, format="coo") + sp.identity(n_c)
+    pattern = pattern.tocoo()
+    blocks = rng.standard_normal((pattern.nnz, d, d))
+    blocks[rng.random(blocks.shape) < 0.2] = 0.0  # zeros inside a block stay stored
+    indptr = np.zeros(n_c + 1, dtype=np.int64)
+    np.add.at(indptr, pattern.row + 1, 1)
+    order = np.lexsort((pattern.col, pattern.row))
+    W = sp.bsr_matrix((blocks[order], pattern.col[order], np.cumsum(indptr)), shape=(n_c * d, n_c * d))
+    return W.tocsr()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n_c=st.integers(1, 12), d=st.sampled_from([2, 3]), density=st.floats(0.02, 0.6))
+def test_whole_blocks_are_copied_exactly(seed, n_c, d, density):
+    from contactcp.solvers.cone.block_sparse import _whole_blocks
+
+    W = _whole_block_W(seed, n_c, d, density)
+    assert _whole_blocks(W.indptr, W.indices, d, n_c)
+    bptr, bidx, B = csr_to_bsr(W.indptr, W.indices, W.data, d, n_c)
+    np.testing.assert_array_equal(_dense_blocks(bptr, bidx, B, n_c, d), W.toarray())
+    assert bptr[-1] * d * d == W.nnz  # one stored block per block of the pattern
+    # one entry dropped from a block: no longer whole, and the general conversion still holds W exactly
+    V = W.copy()
+    V.data[V.indptr[d - 1]] = 0.0  # row d - 1's first entry (a block of the first block row)
+    V.eliminate_zeros()
+    assert not _whole_blocks(V.indptr, V.indices, d, n_c)
+    bptr, bidx, B = csr_to_bsr(V.indptr, V.indices, V.data, d, n_c)
+    np.testing.assert_array_equal(_dense_blocks(bptr, bidx, B, n_c, d), V.toarray())

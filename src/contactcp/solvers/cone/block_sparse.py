@@ -20,10 +20,54 @@ from contactcp.solvers.cone.kernels import _solve_at
 
 
 @njit(cache=True, nogil=True)
+def _whole_blocks(indptr, indices, d, n_c):
+    """Whether every block stored is stored whole: the ``d`` rows of each block row list the same
+    columns, in runs ``j d, j d + 1, ..., j d + d - 1`` (FCLIB's files written from Siconos' block
+    storage: 10 of the 12 in ``../shared/fclib``)."""
+    for i in range(n_c):
+        o = i * d
+        start = indptr[o]
+        length = indptr[o + 1] - start
+        if length % d != 0:
+            return False
+        for a in range(1, d):
+            if indptr[o + a + 1] - indptr[o + a] != length:
+                return False
+        for p in range(0, length, d):
+            col = indices[start + p]
+            if col % d != 0:
+                return False
+            for a in range(d):
+                other = indptr[o + a] + p
+                for b in range(d):
+                    if indices[other + b] != col + b:
+                        return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def csr_to_bsr(indptr, indices, data, d, n_c):
     """``(bptr, bidx, B)``: the block rows of the CSR matrix (``n_c d`` square), each row's block
     columns in the order their first entries come in the CSR rows (not sorted: the sweeps do not need
-    it), ``B[k]`` the ``d x d`` block ``k`` (zeros where CSR stores nothing)."""
+    it), ``B[k]`` the ``d x d`` block ``k`` (zeros where CSR stores nothing).  Blocks stored whole
+    (:func:`_whole_blocks`) are copied in one pass (Kapla tower 0.65 -> 0.2 ms, a script, medians)."""
+    if _whole_blocks(indptr, indices, d, n_c):
+        bptr = np.empty(n_c + 1, dtype=np.int64)
+        bptr[0] = 0
+        for i in range(n_c):
+            bptr[i + 1] = bptr[i] + (indptr[i * d + 1] - indptr[i * d]) // d
+        bidx = np.empty(bptr[n_c], dtype=np.int64)
+        B = np.empty((bptr[n_c], d, d))
+        for i in range(n_c):
+            o = i * d
+            for k in range(bptr[i], bptr[i + 1]):
+                p = (k - bptr[i]) * d
+                bidx[k] = indices[indptr[o] + p] // d
+                for a in range(d):
+                    q = indptr[o + a] + p
+                    for b in range(d):
+                        B[k, a, b] = data[q + b]
+        return bptr, bidx, B
     cb = np.empty(n_c * d, dtype=np.int64)  # each column's block column (no integer division per entry)
     for j in range(n_c):
         for a in range(d):
