@@ -13,11 +13,14 @@ waits.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
+import os
 import time
+from pathlib import Path
 from typing import Any
 
-__all__ = ["COLD_COMPILE_SECONDS", "NOTICE", "install_notice", "warmup", "compile_events"]
+__all__ = ["COLD_COMPILE_SECONDS", "NOTICE", "install_notice", "refresh_cache", "warmup", "compile_events"]
 
 #: seconds the first run spends compiling every kernel (measured with ``contactcp warmup``, cold cache)
 COLD_COMPILE_SECONDS = 40
@@ -25,6 +28,49 @@ COLD_COMPILE_SECONDS = 40
 NOTICE = f"compiling numerical kernels once (about {COLD_COMPILE_SECONDS} s); later runs use the cache"
 
 from contactcp.settings import logger  # noqa: E402
+
+#: the stamp of the package's sources whose compiled kernels the in-tree cache holds
+_STAMP = "contactcp-sources.stamp"
+
+
+def _sources_stamp(root: Path) -> str:
+    """Each module's path, size and modification time (what numba's cache checks per file), hashed."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def refresh_cache(root: Path | None = None) -> int:
+    """Drop the in-tree compiled kernels when any module of the package changed since they were stored;
+    the number of files removed.
+
+    numba checks a cached kernel against its own module's file only, while the machine code of a
+    kernel includes the kernels of other modules it calls: after an edit of ``one_contact.py`` the
+    cached NSGS sweep of ``block_sparse.py`` still ran the old local solve (seen while developing).
+    A source checkout edited in place therefore has its cache dropped as a whole when the stamp of
+    all sources changes (recompiled on first use, :data:`COLD_COMPILE_SECONDS`); an installed
+    package changes all its files at once, which numba's own check already covers."""
+    root = Path(__file__).resolve().parent if root is None else root
+    stamp_file = root / "__pycache__" / _STAMP
+    try:
+        stamp = _sources_stamp(root)
+        if stamp_file.exists() and stamp_file.read_text() == stamp:
+            return 0
+        removed = 0
+        for pattern in ("*.nbi", "*.nbc"):
+            for f in root.rglob(pattern):
+                f.unlink(missing_ok=True)
+                removed += 1
+        stamp_file.parent.mkdir(exist_ok=True)
+        tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(stamp)
+        os.replace(tmp, stamp_file)
+        return removed
+    except OSError:  # a read-only install: numba caches elsewhere, by its own checks
+        return 0
+
 
 _state: dict[str, Any] = {"said": False, "installed": False, "events": 0}
 
@@ -41,10 +87,13 @@ def compile_events() -> int:
 
 
 def install_notice() -> None:
-    """Listen to numba's compile events (once per process; called when contactcp is imported)."""
+    """Listen to numba's compile events and refresh a stale cache (:func:`refresh_cache`); once per
+    process, called when contactcp is imported."""
     if _state["installed"]:
         return
     _state["installed"] = True
+    if multiprocessing.parent_process() is None:  # workers start after their parent refreshed it
+        refresh_cache()
     try:
         from numba.core import event as ev
     except ImportError:  # pragma: no cover - numba without the event API
