@@ -33,39 +33,44 @@ from contactcp.settings import logger  # noqa: E402
 _STAMP = "contactcp-sources.stamp"
 
 
-def _sources_stamp(root: Path) -> str:
-    """Each module's path, size and modification time (what numba's cache checks per file), hashed."""
+def _stamp(paths: list[Path], root: Path) -> str:
+    """The paths' sizes and modification times (what numba's cache checks per file), hashed."""
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in paths:
         st = path.stat()
         h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
 def refresh_cache(root: Path | None = None) -> int:
-    """Drop the in-tree compiled kernels when any module of the package changed since they were stored;
-    the number of files removed.
+    """Drop the in-tree compiled kernels when a module with kernels changed since they were stored; the
+    number of files removed.
 
     numba checks a cached kernel against its own module's file only, while the machine code of a
     kernel includes the kernels of other modules it calls: after an edit of ``one_contact.py`` the
     cached NSGS sweep of ``block_sparse.py`` still ran the old local solve (seen while developing).
-    A source checkout edited in place therefore has its cache dropped as a whole when the stamp of
-    all sources changes (recompiled on first use, :data:`COLD_COMPILE_SECONDS`); an installed
-    package changes all its files at once, which numba's own check already covers."""
+    A source checkout edited in place therefore has its cache dropped as a whole (recompiled on first
+    use, :data:`COLD_COMPILE_SECONDS`) when the stamp of its kernel modules (those that mention
+    ``njit``) changes; the stamp of all modules, checked first, spares reading them on an unchanged
+    tree.  An installed package changes all its files at once, which numba's own check covers."""
     root = Path(__file__).resolve().parent if root is None else root
     stamp_file = root / "__pycache__" / _STAMP
     try:
-        stamp = _sources_stamp(root)
-        if stamp_file.exists() and stamp_file.read_text() == stamp:
+        sources = sorted(root.rglob("*.py"))
+        every = _stamp(sources, root)
+        old = stamp_file.read_text().split() if stamp_file.exists() else []
+        if old[:1] == [every]:
             return 0
+        kernels = _stamp([p for p in sources if "njit" in p.read_text(encoding="utf-8", errors="replace")], root)
         removed = 0
-        for pattern in ("*.nbi", "*.nbc"):
-            for f in root.rglob(pattern):
-                f.unlink(missing_ok=True)
-                removed += 1
+        if old[1:2] != [kernels]:
+            for pattern in ("*.nbi", "*.nbc"):
+                for f in root.rglob(pattern):
+                    f.unlink(missing_ok=True)
+                    removed += 1
         stamp_file.parent.mkdir(exist_ok=True)
         tmp = stamp_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(stamp)
+        tmp.write_text(f"{every}\n{kernels}\n")
         os.replace(tmp, stamp_file)
         return removed
     except OSError:  # a read-only install: numba caches elsewhere, by its own checks

@@ -10,7 +10,7 @@ def _tree(tmp_path):
     (pkg / "sub" / "__pycache__").mkdir(parents=True)
     (pkg / "__pycache__").mkdir()
     (pkg / "a.py").write_text("x = 1\n")
-    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    (pkg / "sub" / "b.py").write_text("from numba import njit\ny = 2\n")
     return pkg
 
 
@@ -30,11 +30,16 @@ def test_cache_kept_while_the_sources_do_not_change_and_dropped_when_one_does(tm
     kept = _cache_files(pkg, "1")
     assert refresh_cache(pkg) == 0 and all(f.exists() for f in kept)  # unchanged sources: kept
     b = pkg / "sub" / "b.py"
-    b.write_text("y = 3\n")  # a callee's module edited in place
+    b.write_text("from numba import njit\ny = 3\n")  # a kernel module edited in place
     st = b.stat()
     os.utime(b, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     assert refresh_cache(pkg) == 2 and not any(f.exists() for f in kept)
     assert refresh_cache(pkg) == 0
+    again = _cache_files(pkg, "2")
+    a = pkg / "a.py"
+    a.write_text("x = 2\n")  # a module without kernels edited: the cache stays
+    os.utime(a, ns=(a.stat().st_atime_ns, a.stat().st_mtime_ns + 1_000_000_000))
+    assert refresh_cache(pkg) == 0 and all(f.exists() for f in again)
 
 
 def test_a_read_only_tree_is_left_alone(tmp_path, monkeypatch):
