@@ -171,3 +171,43 @@ def test_global_residual_of_non_finite_and_overflowing_points_is_infinite():
     huge = ccp.GlobalFrictionContactProblem(np.eye(3), H, np.zeros(3), np.zeros(3), 0.5)
     res, u = huge._certify(np.array([0.9, 0.9, 0.0, 0.0, 0.0, 0.0]), None)  # u_0 = 2.7e308 overflows
     assert res.value == np.inf and u[0] == np.inf
+
+
+def test_dense_data_convert_to_the_same_sparse_matrices_as_scipy():
+    from contactcp.problems.friction_global import _sparse
+
+    rng = np.random.default_rng(11)
+    for shape in ((1, 1), (3, 5), (12, 7), (30, 30)):
+        A = rng.standard_normal(shape) * (rng.random(shape) < 0.3)
+        S = _sparse(A, "H")
+        ref = sp.csr_matrix(A)
+        np.testing.assert_array_equal(S.toarray(), A)
+        np.testing.assert_array_equal(S.indptr, ref.indptr)
+        np.testing.assert_array_equal(S.indices, ref.indices)
+        np.testing.assert_array_equal(S.data, ref.data)
+        assert not S.data.flags.writeable
+    for bad in (np.nan, np.inf, -np.inf):
+        A = np.eye(3)
+        A[2, 1] = bad
+        with pytest.raises(InvalidProblemError) as e:
+            _sparse(A, "H")
+        assert e.value.field == "H"
+
+
+def test_problems_on_the_same_mass_matrix_share_its_factors():
+    from contactcp.linalg.blockinv import BlockSolver
+
+    p = piles.box_stack(3, 2, seed=4)
+    twin = ccp.GlobalFrictionContactProblem(p.M.toarray(), p.H, p.f, p.w, p.mu)
+    assert twin.solver is p.solver  # the same values: factored once
+    M2 = p.M.toarray()
+    M2[0, 0] *= 2.0
+    other = ccp.GlobalFrictionContactProblem(M2, p.H, p.f, p.w, p.mu)
+    assert other.solver is not p.solver
+    x = np.random.default_rng(0).standard_normal(p.n_v)
+    np.testing.assert_allclose(M2 @ other.solver.solve(x), x, rtol=1e-10, atol=1e-12)
+    assert BlockSolver.of(p.M) is p.solver
+    with pytest.raises(InvalidProblemError):  # a singular matrix is refused every time, not remembered
+        ccp.GlobalFrictionContactProblem(np.zeros((3, 3)), np.eye(3), np.zeros(3), np.zeros(3), 0.5)
+    with pytest.raises(InvalidProblemError):
+        ccp.GlobalFrictionContactProblem(np.zeros((3, 3)), np.eye(3), np.zeros(3), np.zeros(3), 0.5)

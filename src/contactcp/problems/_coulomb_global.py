@@ -22,6 +22,36 @@ _EPS = 2.0**-52
 
 
 @njit(cache=True, nogil=True)
+def dense_to_csr(A):
+    """``(indptr, indices, data, finite)``: the nonzero entries of a C-contiguous matrix in CSR order, and
+    whether all its entries are finite (scipy's conversion with a separate finiteness test took 0.45 ms
+    of the 1.2 ms a 25-box step's global problem cost to build; this one pass takes microseconds)."""
+    n, m = A.shape
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    finite = True
+    count = 0
+    for i in range(n):
+        for j in range(m):
+            a = A[i, j]
+            if a != 0.0:
+                count += 1
+                if not np.isfinite(a):
+                    finite = False
+        indptr[i + 1] = count
+    indices = np.empty(count, dtype=np.int64)
+    data = np.empty(count)
+    k = 0
+    for i in range(n):
+        for j in range(m):
+            a = A[i, j]
+            if a != 0.0:
+                indices[k] = j
+                data[k] = a
+                k += 1
+    return indptr, indices, data, finite
+
+
+@njit(cache=True, nogil=True)
 def transpose_matvec(Hp, Hi, Hx, v, w):
     """``w + H^T v`` for ``H`` in CSR form (a new array; scipy's ``H.T @ v`` builds the transpose first)."""
     out = w.copy()

@@ -32,7 +32,7 @@ from contactcp._validate import integer, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
 from contactcp.problems._base import Problem, require
-from contactcp.problems._coulomb_global import global_residual, transpose_matvec
+from contactcp.problems._coulomb_global import dense_to_csr, global_residual, transpose_matvec
 from contactcp.problems.friction import (
     FrictionContactProblem,
     friction_coefficients,
@@ -48,12 +48,16 @@ DENSE_LOCAL_UP_TO = 20_000
 def _sparse(A: Any, field: str) -> sp.csr_matrix:
     if sp.issparse(A):
         A = sparse_real(A, field)
+        A.eliminate_zeros()
     else:
-        arr = real_array(A, field)
+        arr = np.ascontiguousarray(A) if type(A) is np.ndarray and A.dtype == np.float64 else real_array(A, field)
         require(arr.ndim == 2, field, f"must be a matrix, got {arr.ndim} dimension(s)")
-        require(bool(np.all(np.isfinite(arr))), field, "contains NaN or inf")
-        A = sp.csr_matrix(arr)
-    A.eliminate_zeros()
+        if arr.shape[0] == 0 or arr.shape[1] == 0:  # the conversion's index arithmetic wants entries
+            A = sp.csr_matrix(arr)
+        else:
+            indptr, indices, data, finite = dense_to_csr(arr)
+            require(finite, field, "contains NaN or inf")
+            A = sp.csr_matrix((data, indices, indptr), shape=arr.shape)
     A.data.setflags(write=False)
     return A
 
@@ -90,7 +94,7 @@ class GlobalFrictionContactProblem(Problem):
         self.w = vector(w, "w", m)
         self.mu = mu_arr
         self.dim = int(dim)
-        self.solver = BlockSolver(M, "M")
+        self.solver = BlockSolver.of(M, "M")
         # the rounding bounds' term counts: an equilibrium row has at most row_terms products, a
         # contact velocity u_j at most col_terms (fixed by the data: computed once)
         row_terms = max(M.getnnz(axis=1).max(initial=0), 1) + max(H.getnnz(axis=1).max(initial=0), 1) + 2
