@@ -388,3 +388,23 @@ def test_copies_of_problems_stay_read_only(how):
         with pytest.raises(ValueError):
             (A.data if sp.issparse(A) else A)[0] = 1e300
         np.testing.assert_array_equal(back.q, p.q)
+
+
+def test_the_float_measure_bounds_the_exact_one_on_many_contacts():
+    """The certified float value is never below the exact measure (60 digits, u exact), also where the
+    norms sum hundreds of squares and their roundings add up; and it is above it by rounding only."""
+    import scipy.sparse as sp
+
+    from contactcp.problems._exact_coulomb import exact_measure
+
+    rng = np.random.default_rng(17)
+    for n_c in (150, 400):
+        B = sp.random(3 * n_c, 3 * n_c, density=4.0 / n_c, random_state=rng, format="csr")
+        W = (B @ B.T + sp.identity(3 * n_c)).tocsr()
+        q = rng.standard_normal(3 * n_c) * np.exp(rng.uniform(-3, 3, 3 * n_c))
+        problem = ccp.FrictionContactProblem(W, q, rng.uniform(0.1, 1.0, n_c))
+        for scale in (1e-9, 1e-3, 1.0):
+            r = np.abs(rng.standard_normal(3 * n_c)) * scale
+            value = problem.residual(r).value
+            exact = exact_measure(problem.W, problem.q, problem.mu, 3, r)
+            assert exact is not None and exact <= value <= exact * (1 + 1e-9) + 1e-12

@@ -130,7 +130,8 @@ def coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max):
     (:func:`scaled_velocity`), the parts of the natural map (:func:`coulomb_parts`; ``nat``, ``cone``,
     ``dual``, ``comp``, ``nq`` still scaled by ``2^-k``, ``comp`` by ``2^-2k``), and ``value``, the
     natural map plus the bound of what rounding can change in it, divided by ``||q||`` (absolute when
-    ``q = 0``, then scaled by ``2^-k`` too), times ``1 + 8 eps``; ``u`` is unscaled.  ``finite`` is
+    ``q = 0``, then scaled by ``2^-k`` too), times ``1 + (2 n + 16) eps`` (the two norms' roundings);
+    ``u`` is unscaled.  ``finite`` is
     False when ``r`` is not finite or ``u`` overflowed (``value`` is then inf)."""
     n = q.shape[0]
     big = 0.0
@@ -153,7 +154,9 @@ def coulomb_measure(indptr, indices, data, W, sparse, r, q, mu, d, mu_max):
     up = math.ldexp(1.0, k)
     for i in range(n):
         us[i] = us[i] * up if -1000 < k < 1000 else math.ldexp(us[i], k)
-    return True, value * (1.0 + 8.0 * _EPS), nat, cone, dual, comp, nq, k, us
+    # the norms are sums of n squares: each can be off by (n + 1) unit roundoffs relative, nat low and
+    # ||q|| high, which (2 n + 16) eps covers with the division's and the sum's own roundings
+    return True, value * (1.0 + (2 * n + 16) * _EPS), nat, cone, dual, comp, nq, k, us
 
 
 @njit(cache=True, nogil=True)

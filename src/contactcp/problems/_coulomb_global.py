@@ -108,7 +108,9 @@ def global_residual(Mp, Mi, Mx, Hp, Hi, Hx, x, f, w, q, mu, d, mu_max, row_terms
     back.  ``value`` is the larger of the equilibrium's relative measure (:func:`_equilibrium`) and
     the natural map plus the bound of what rounding can change in it (``u``'s rounding, ``col_terms``
     products per entry, times the map's Lipschitz constant ``1 + mu``, plus the map's own few
-    roundings) over ``||q||`` (absolute when ``q = 0``), times ``1 + 8 eps``.
+    roundings) over ``||q||`` (absolute when ``q = 0``) times ``1 + (2 m + 16) eps`` (the norms'
+    roundings), the equilibrium's times ``1 + 2 row_terms eps`` (its scales' roundings), and the
+    larger times ``1 + 8 eps``.
     ``finite`` is False, with ``value`` inf and ``u`` not computed, when ``x`` is not finite or a
     product overflowed."""
     n = f.shape[0]
@@ -152,6 +154,10 @@ def global_residual(Mp, Mi, Mx, Hp, Hi, Hx, x, f, w, q, mu, d, mu_max, row_terms
     slack = (1.0 + mu_max) * col_terms * _EPS * np.sqrt(dn2) + 32.0 * _EPS * (nr + (1.0 + mu_max) * nu)
     nq = np.sqrt(nq2)
     coulomb = (nat + slack) / nq if nq > 0.0 else math.ldexp(nat + slack, k)
+    # the norms are sums of m squares (nat low, ||q|| high by up to (m + 1) unit roundoffs relative), a
+    # row's scale s_i a sum of row_terms terms (low by up to gamma relative, so |e_i| / s_i high by as much)
+    coulomb *= 1.0 + (2 * m + 16) * _EPS
+    equilibrium *= 1.0 + 2.0 * row_terms * _EPS
     value = max(coulomb, equilibrium) * (1.0 + 8.0 * _EPS)
     for j in range(m):
         us[j] = math.ldexp(us[j], k)
