@@ -106,24 +106,33 @@ def csr_to_bsr(indptr, indices, data, d, n_c):
     return bptr, bidx, B
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row3(bptr, bidx, B, q, r, i):
+    """``(W r + q)_i`` of contact ``i`` for ``d = 3``, the product unrolled."""
+    o = 3 * i
+    u0 = q[o]
+    u1 = q[o + 1]
+    u2 = q[o + 2]
+    for k in range(bptr[i], bptr[i + 1]):
+        j = bidx[k] * 3
+        r0 = r[j]
+        r1 = r[j + 1]
+        r2 = r[j + 2]
+        u0 += B[k, 0, 0] * r0 + B[k, 0, 1] * r1 + B[k, 0, 2] * r2
+        u1 += B[k, 1, 0] * r0 + B[k, 1, 1] * r1 + B[k, 1, 2] * r2
+        u2 += B[k, 2, 0] * r0 + B[k, 2, 1] * r1 + B[k, 2, 2] * r2
+    return u0, u1, u2
+
+
 @njit(cache=True, nogil=True)
 def bsr_velocity(bptr, bidx, B, q, r, u, d):
-    """``u = W r + q`` (unrolled for ``d = 3``: Kapla 111 -> 27 us, a script, best of 7 x 100)."""
+    """``u = W r + q`` (:func:`_row3` for ``d = 3``: Kapla 111 -> 28 us against the loops over ``d``, a
+    script, best of 7 x 100)."""
     n_c = bptr.shape[0] - 1
     for i in range(n_c):
         o = i * d
         if d == 3:
-            u0 = q[o]
-            u1 = q[o + 1]
-            u2 = q[o + 2]
-            for k in range(bptr[i], bptr[i + 1]):
-                j = bidx[k] * 3
-                r0 = r[j]
-                r1 = r[j + 1]
-                r2 = r[j + 2]
-                u0 += B[k, 0, 0] * r0 + B[k, 0, 1] * r1 + B[k, 0, 2] * r2
-                u1 += B[k, 1, 0] * r0 + B[k, 1, 1] * r1 + B[k, 1, 2] * r2
-                u2 += B[k, 2, 0] * r0 + B[k, 2, 1] * r1 + B[k, 2, 2] * r2
+            u0, u1, u2 = _row3(bptr, bidx, B, q, r, i)
             u[o] = u0
             u[o + 1] = u1
             u[o + 2] = u2
@@ -141,9 +150,9 @@ def bsr_velocity(bptr, bidx, B, q, r, u, d):
 def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
     """One non-smooth Gauss–Seidel sweep in place on ``r``: what
     :func:`~contactcp.solvers.cone.kernels.gauss_seidel_sweeps_csr` does in one sweep, reading ``W``
-    block by block (the same local solves, the same order; ``u_i`` summed block by block).  The
-    unrolled product is written here, not shared with :func:`bsr_velocity` through a helper: with one
-    (inlined or not) a Kapla sweep took 116-124 us against 108 (a script, the best of 7 x 200 sweeps)."""
+    block by block (the same local solves, the same order; ``u_i`` summed block by block, for ``d = 3``
+    by :func:`_row3`, inlined: a Kapla sweep 97.6 us with it as with the product written out here, the
+    best of 7 x 100 sweeps of a script)."""
     n_c = bptr.shape[0] - 1
     ui = np.empty(d)
     x = np.empty(d)
@@ -153,17 +162,7 @@ def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
             continue
         o = i * d
         if d == 3:
-            u0 = q[o]
-            u1 = q[o + 1]
-            u2 = q[o + 2]
-            for k in range(bptr[i], bptr[i + 1]):
-                j = bidx[k] * 3
-                r0 = r[j]
-                r1 = r[j + 1]
-                r2 = r[j + 2]
-                u0 += B[k, 0, 0] * r0 + B[k, 0, 1] * r1 + B[k, 0, 2] * r2
-                u1 += B[k, 1, 0] * r0 + B[k, 1, 1] * r1 + B[k, 1, 2] * r2
-                u2 += B[k, 2, 0] * r0 + B[k, 2, 1] * r1 + B[k, 2, 2] * r2
+            u0, u1, u2 = _row3(bptr, bidx, B, q, r, i)
             ui[0] = u0
             ui[1] = u1
             ui[2] = u2
