@@ -124,14 +124,14 @@ def test_a_free_body_needs_a_unit_quaternion_and_no_effort():
 
 @pytest.mark.parametrize("second", ["sphere", "halfspace"])
 def test_sphere_pairs_in_closed_form_agree_with_coal(second):
-    # the closed form (detect._sphere_pair) against coal's query with its lifts, on random poses and
+    # the closed form (coal_pairs._sphere_pair) against coal's query with its lifts, on random poses and
     # gaps on both sides of the margin: the same pairs found, the same normal, gap and point
     import importlib
 
     import coal
     import pinocchio as pin
 
-    D = importlib.import_module("contactcp.models.scene.detect")
+    CP = importlib.import_module("contactcp.models.scene.coal_pairs")
     rng = np.random.default_rng(7 if second == "sphere" else 8)
     margin, found = 1e-3, 0
     for _ in range(300):
@@ -157,10 +157,10 @@ def test_sphere_pairs_in_closed_form_agree_with_coal(second):
             c1 = M2.translation + 0.1 * rng.normal(size=3)
             M1 = pin.SE3(R1, c1 - (nw @ c1 - off) * nw + (r1 + gap) * nw)
             apart = nw
-        closed = D._sphere_pair(g1, M1, g2, M2, margin)[0]
-        coal_answer = D._collide(g1, D._transform(M1), g2, D._transform(M2), margin)
-        if coal_answer is not None and abs(coal_answer[1]) < D._NEAR:  # coal's own answer needs its lift here
-            coal_answer = D._lift(g1, M1, g2, D._transform(M2), margin, apart / np.linalg.norm(apart))
+        closed = CP._sphere_pair(g1, M1, g2, M2, margin)[0]
+        coal_answer = CP._collide(g1, CP._transform(M1), g2, CP._transform(M2), margin)
+        if coal_answer is not None and abs(coal_answer[1]) < CP._NEAR:  # coal's own answer needs its lift here
+            coal_answer = CP._lift(g1, M1, g2, CP._transform(M2), margin, apart / np.linalg.norm(apart))
         assert (closed is None) == (coal_answer is None)
         if closed is None:
             continue

@@ -1,14 +1,19 @@
-"""Contact detection with coal: points, normals and signed gaps of every pair within a margin.
+"""Contact detection: points, normals and signed gaps of every pair within a margin.
 
 For each pair of geometries on different bodies (not two pieces of the world, not a robot link and
-its parent or child link, not a pair the scene excludes) whose bounding spheres come within the
-margin, ``coal.collide`` with ``security_margin = margin`` reports the pair when its signed
-distance is below the margin.  The pair then gives one contact per vertex of its **contact patch**
-(``coal.computeContactPatch``): the polygon where the two surfaces meet, so a box flat on a plane
+its parent or child link, not a pair the scene excludes) whose bounding boxes come within the
+margin, the pair is reported when its signed distance is below the margin, with one contact per
+vertex of its **contact patch**: the polygon where the two surfaces meet, so a box flat on a plane
 gives its four corners, a box on a box the corners of the overlap, a cylinder on its base a
-polygon of its rim, a capsule lying down its two ends, a sphere one point.  A sphere on a sphere
-or on a half-space is answered in closed form instead (the same contact, exactly: no GJK tolerance,
-no lift; checked against coal's in the tests).
+polygon of its rim, a capsule lying down its two ends, a sphere one point.
+
+* Boxes on boxes and on half-spaces are answered in closed form, all pairs in one compiled pass
+  (:mod:`~contactcp.models.scene.box_pairs`: the separating-axis test, exact normals and gaps,
+  coal's patch rule), except where that test does not give the distance (a corner passing a corner).
+* Every other pair is asked of coal (``coal.collide`` with ``security_margin = margin``, then
+  ``coal.computeContactPatch``), lifted apart where its surfaces touch
+  (:mod:`~contactcp.models.scene.coal_pairs`); a sphere on a sphere or on a half-space in closed
+  form (the same contact, exactly: no GJK tolerance, no lift; checked against coal's in the tests).
 
 Conventions (the same for every contact): the pair's *first* body is the one on the later joint of
 the scene's tree (free bodies before robot links, robot links before the world); ``normal`` is the
@@ -19,7 +24,6 @@ points are in the world frame, half-way between the surfaces.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import coal
@@ -29,9 +33,11 @@ import pinocchio as pin
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError
 from contactcp.models.contacts import contact_frame, contact_frames
+from contactcp.models.scene.box_pairs import ASK_COAL, BOX, FOUND, HALFSPACE, MAX_POINTS, pair_contacts
+from contactcp.models.scene.coal_pairs import query
 from contactcp.models.scene.scene import Scene
 
-__all__ = ["SceneContact", "detect", "collision_pairs", "DEFAULT_MARGIN"]
+__all__ = ["SceneContact", "ContactSet", "detect", "detect_set", "collision_pairs", "DEFAULT_MARGIN"]
 
 #: default detection margin (m): pairs closer than this are in contact
 DEFAULT_MARGIN = 1e-3
@@ -102,115 +108,116 @@ def _mu(scene: Scene, i: int, k: int, bodies: tuple[str, str]) -> float:
     return max(scene.geometry_friction(i), scene.geometry_friction(k)) if mu is None else mu
 
 
-def _transform(M: pin.SE3) -> coal.Transform3s:
-    return coal.Transform3s(M.rotation, M.translation)
+def _shape_data(scene: Scene, geoms: list) -> tuple:
+    """Per geometry, what :func:`~contactcp.models.scene.box_pairs.pair_contacts` and the bounding-box
+    test read (kinds, box half sides, half-space planes, local box centres and half widths); worked
+    out when the geometries change: compared by identity (the cache holds them), so a shape is replaced,
+    not edited in place, as :meth:`Scene.add_body` and the scene files do)."""
+    cached = getattr(scene, "_shape_data", None)
+    if cached is not None and len(cached[0]) == len(geoms) and all(a is b for a, b in zip(cached[0], geoms)):
+        return cached[1]
+    G = len(geoms)
+    kinds = np.zeros(G, dtype=np.int64)
+    half = np.zeros((G, 3))
+    plane_n = np.zeros((G, 3))
+    plane_d = np.zeros(G)
+    for j, g in enumerate(geoms):
+        if isinstance(g, coal.Box):
+            kinds[j], half[j] = BOX, np.asarray(g.halfSide, dtype=float)
+        elif isinstance(g, coal.Halfspace):
+            kinds[j], plane_n[j], plane_d[j] = HALFSPACE, np.asarray(g.n, dtype=float), float(g.d)
+        g.computeLocalAABB()
+    with np.errstate(invalid="ignore", over="ignore"):
+        centre = np.array([np.asarray(g.aabb_center, dtype=float) for g in geoms]).reshape(-1, 3)
+        box = np.array([0.5 * (np.asarray(g.aabb_local.max_) - np.asarray(g.aabb_local.min_)) for g in geoms])
+    data = (kinds, half, plane_n, plane_d, centre, box.reshape(-1, 3))
+    scene._shape_data = (tuple(geoms), data)
+    return data
 
 
-#: below this distance (m) coal's normal is unreliable (EPA and GJK on touching faces): the pair
-#: is asked again lifted apart by :data:`_LIFT`
-_NEAR = 1e-6
-_LIFT = 1e-4
-#: GJK's tolerance (m) in every query (see :func:`_collide`)
-_GJK_TOL = 1e-9
-#: coal's default contact-patch request (read only; one for every query)
-_PATCH = coal.ContactPatchRequest()
+@dataclass(frozen=True)
+class ContactSet:
+    """The contact points of :func:`detect_set`, one row each: :class:`SceneContact`'s fields as arrays
+    (what the time stepper reads), in :func:`detect`'s order."""
+
+    names: list[str]
+    bodies: list[tuple[str, str]]
+    geometries: np.ndarray  # (n, 2): the first body's geometry first
+    points: np.ndarray  # (n, 3), world
+    normals: np.ndarray  # (n, 3), unit, into the first body
+    frames: np.ndarray  # (n, 3, 3): columns n, t, o
+    gap: np.ndarray  # (n,)
+    mu: np.ndarray  # (n,)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def contacts(self) -> list[SceneContact]:
+        """The rows as :class:`SceneContact` objects (their frames already built)."""
+        out = []
+        for j, name in enumerate(self.names):
+            i, k = self.geometries[j].tolist()
+            c = SceneContact(
+                name,
+                self.bodies[j],
+                (i, k),
+                self.points[j].copy(),
+                self.normals[j].copy(),
+                float(self.gap[j]),
+                float(self.mu[j]),
+            )
+            object.__setattr__(c, "_frame", self.frames[j])
+            out.append(c)
+        return out
 
 
-def _collide(gi, Ti, gk, Tk, margin: float):
-    """coal's collision of a pair within ``margin``: ``(normal into the first, gap, patch points)``."""
-    req = coal.CollisionRequest()
-    req.security_margin = margin
-    req.num_max_contacts = 1
-    # coal's default GJK tolerance, 1e-6, puts a curved surface's gap off by up to 6e-7 m and its
-    # normal by 4e-6 rad (an ellipsoid on a box, lifted); 1e-9 brings both to about 1e-12
-    req.gjk_tolerance = _GJK_TOL
-    res = coal.CollisionResult()
-    if not coal.collide(gi, Ti, gk, Tk, req, res):
-        return None
-    contact = res.getContact(0)
-    normal = -np.asarray(contact.normal, dtype=float)
-    normal /= math.sqrt(float(normal @ normal))
-    points = [np.asarray(contact.pos, dtype=float)]
-    pres = coal.ContactPatchResult(_PATCH)
-    try:
-        coal.computeContactPatch(gi, Ti, gk, Tk, res, _PATCH, pres)
-        if pres.numContactPatches() and pres.getContactPatch(0).size():
-            patch = pres.getContactPatch(0)
-            points = [np.asarray(patch.getPoint(j), dtype=float) for j in range(patch.size())]
-    except Exception:  # a pair coal has no patch for (non-convex meshes): its one point stays
-        pass
-    return normal, float(contact.penetration_depth), points
+def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: list) -> dict:
+    """Per checked pair, its bodies and contact names (``labels[(p, m)]`` for ``m`` points), and its
+    friction (worked out again when the scene's friction values change)."""
+    cached = getattr(scene, "_pair_data", None)
+    if cached is None or cached["pairs"] is not pairs or any(a is not b for a, b in zip(cached["geoms"], geoms)):
+        gm = scene.collision
+        bodies = [(scene.body_of(i), scene.body_of(k)) for i, k in pairs]
+        prefix = [f"{gm.geometryObjects[i].name}/{gm.geometryObjects[k].name}" for i, k in pairs]
+        cached = {"pairs": pairs, "geoms": tuple(geoms), "bodies": bodies, "prefix": prefix, "labels": {}}
+        scene._pair_data = cached
+    friction = (frozenset(scene.pair_friction.items()), frozenset(scene.friction.items()), scene.default_friction)
+    if cached.get("friction") != friction:
+        cached["mu"] = np.array([_mu(scene, i, k, b) for (i, k), b in zip(pairs, cached["bodies"])], dtype=float)
+        cached["friction"] = friction
+    return cached
 
 
-def _sphere_pair(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float):
-    """A pair of a sphere and a sphere or a half-space, in closed form (the same answer as
-    :func:`_collide`'s, exactly; coal's is within its GJK tolerance): ``(found,)`` with ``found`` as
-    :func:`_collide`'s (None: farther than ``margin``), or None for any other pair (and for concentric
-    spheres, which have no normal)."""
-    si, sk = isinstance(gi, coal.Sphere), isinstance(gk, coal.Sphere)
-    if si and sk:
-        ci, ck = Mi.translation, Mk.translation  # a sphere is centred on its frame's origin
-        d = ci - ck
-        dist = math.sqrt(float(d @ d))
-        if dist == 0.0:
-            return None
-        gap = dist - gi.radius - gk.radius
-        if not gap < margin:
-            return (None,)
-        n = d / dist  # into the first
-        return ((n, gap, [0.5 * ((ci - gi.radius * n) + (ck + gk.radius * n))]),)
-    if si and isinstance(gk, coal.Halfspace) or sk and isinstance(gi, coal.Halfspace):
-        sphere, Ms, half, Mh = (gi, Mi, gk, Mk) if si else (gk, Mk, gi, Mi)
-        n = Mh.rotation @ np.asarray(half.n, dtype=float)  # the half-space n . x <= d, outward normal
-        offset = float(half.d) + float(n @ Mh.translation)
-        c = Ms.translation
-        above = float(n @ c) - offset  # the centre's height above the surface
-        gap = above - sphere.radius
-        if not gap < margin:
-            return (None,)
-        point = c - 0.5 * (above + sphere.radius) * n  # half-way between the two surfaces
-        return ((n if si else -n, gap, [point]),)
-    return None
+def _labels(data: dict, p: int, m: int) -> list[str]:
+    """The names of pair ``p``'s ``m`` contact points (``a/b``, or ``a/b#1`` ... ``a/b#m``)."""
+    names = data["labels"].get((p, m))
+    if names is None:
+        prefix = data["prefix"][p]
+        names = [prefix] if m == 1 else [f"{prefix}#{j + 1}" for j in range(m)]
+        data["labels"][(p, m)] = names
+    return names
 
 
-def _query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
-    """One pair's contact (:func:`_collide`).  When the surfaces are within :data:`_NEAR` of touching,
-    coal's normal can be off by degrees (two boxes face to face give a tilted normal and one point
-    instead of four), so the pair is asked again with the first shape moved :data:`_LIFT` along
-    ``apart`` (from the second shape's centre to the first's), where the normal is exact, and once
-    more moved along that normal, which keeps the patch's shape; the gap and points are moved back.
-    Spheres on spheres and half-spaces are answered in closed form (:func:`_sphere_pair`)."""
-    closed = _sphere_pair(gi, Mi, gk, Mk, margin)
-    if closed is not None:
-        return closed[0]
-    Ti, Tk = _transform(Mi), _transform(Mk)
-    found = _collide(gi, Ti, gk, Tk, margin)
-    if found is None or abs(found[1]) >= _NEAR:
-        return found
-    # a plane or half-space has no centre (its box is infinite): lift along coal's normal, exact there
-    size = float(np.linalg.norm(apart)) if np.all(np.abs(apart) < 1e100) else math.inf
-    d = apart / size if np.isfinite(size) and size > 0 else found[0]
-    for first in (d, found[0]):  # along the centres; if that fails, along coal's own normal
-        lifted = _lift(gi, Mi, gk, Tk, margin, first)
-        if lifted is not None:
-            return lifted
-    return found
-
-
-def _lift(gi, Mi: pin.SE3, gk, Tk, margin: float, d: np.ndarray):
-    """The pair asked with the first shape lifted along ``d``, then along the normal found; None if a
-    lift does not separate the faces along their normal."""
-    for _ in range(2):
-        lifted = _collide(gi, coal.Transform3s(Mi.rotation, Mi.translation + _LIFT * d), gk, Tk, margin + _LIFT)
-        if lifted is None or not float(d @ lifted[0]) > 0.5:
-            return None
-        d_used, d = d, lifted[0]
-    normal, dist, points = lifted
-    return normal, dist - _LIFT * float(d_used @ normal), [p - 0.5 * _LIFT * d_used for p in points]
+def _empty() -> ContactSet:
+    return ContactSet(
+        [],
+        [],
+        np.zeros((0, 2), dtype=np.int64),
+        np.zeros((0, 3)),
+        np.zeros((0, 3)),
+        np.zeros((0, 3, 3)),
+        np.zeros(0),
+        np.zeros(0),
+    )
 
 
 def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
     """Every contact point of the scene at its ``q`` within ``margin`` (m) (module docstring)."""
+    return detect_set(scene, margin).contacts()
+
+
+def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
+    """:func:`detect`'s contacts as arrays (:class:`ContactSet`)."""
     margin = number(margin, "margin")
     if not margin >= 0:
         raise InvalidOptionError("margin", f"must be >= 0 (metres), got {margin!r}")
@@ -220,34 +227,51 @@ def detect(scene: Scene, margin: float = DEFAULT_MARGIN) -> list[SceneContact]:
     pin.updateGeometryPlacements(model, scene._data, gm, gdata, scene.q)
     placements = [gdata.oMg[i] for i in range(gm.ngeoms)]
     geoms = [g.geometry for g in gm.geometryObjects]
-    for g in geoms:
-        g.computeLocalAABB()
-    centres = np.array([placements[i].act(np.asarray(geoms[i].aabb_center)) for i in range(gm.ngeoms)]).reshape(-1, 3)
     pairs = collision_pairs(scene)
-    out: list[SceneContact] = []
     if not pairs:
-        return out
+        return _empty()
+    kinds, half_side, plane_n, plane_d, centre, half = _shape_data(scene, geoms)
+    R = np.array([m.rotation for m in placements]).reshape(-1, 3, 3)
+    T = np.array([m.translation for m in placements]).reshape(-1, 3)
+    centres = np.einsum("gab,gb->ga", R, centre) + T
     # the world boxes' test for every pair at once: a geometry's local box turned by R spans
     # |R| half-widths about its centre (an infinite box, a plane's, always passes)
-    rot = np.abs(np.array([m.rotation for m in placements]).reshape(-1, 3, 3))
-    ii, kk = np.array(pairs, dtype=int).T
+    ii, kk = np.array(pairs, dtype=np.int64).T
     with np.errstate(invalid="ignore", over="ignore"):
-        half = np.array([0.5 * (np.asarray(g.aabb_local.max_) - np.asarray(g.aabb_local.min_)) for g in geoms])
-        world_half = np.einsum("gab,gb->ga", rot, half.reshape(-1, 3))
+        world_half = np.einsum("gab,gb->ga", np.abs(R), half)
         reach = world_half[ii] + world_half[kk] + margin
         far = np.any(np.isfinite(reach) & (np.abs(centres[ii] - centres[kk]) > reach), axis=1)
-    for i, k in zip(ii[~far].tolist(), kk[~far].tolist()):
-        found = _query(geoms[i], placements[i], geoms[k], placements[k], margin, centres[i] - centres[k])
-        if found is None:
-            continue
-        normal, gap, points = found
-        bodies = (scene.body_of(i), scene.body_of(k))
-        mu = _mu(scene, i, k, bodies)
-        names = (gm.geometryObjects[i].name, gm.geometryObjects[k].name)
-        for j, p in enumerate(points):
-            label = f"{names[0]}/{names[1]}" + (f"#{j + 1}" if len(points) > 1 else "")
-            out.append(SceneContact(label, bodies, (i, k), p.copy(), normal.copy(), gap, mu))
-    if out:
-        for c, F in zip(out, contact_frames(np.array([c.normal for c in out]))):
-            object.__setattr__(c, "_frame", F)
-    return out
+    near = np.flatnonzero(~far)
+    ii, kk = ii[near], kk[near]
+    code, normal, gap, count, points = pair_contacts(kinds, R, T, half_side, plane_n, plane_d, ii, kk, margin)
+    count = np.where(code == FOUND, count, 0)
+    pair_of = [np.repeat(np.arange(near.size), count)]
+    rows = [points[np.arange(MAX_POINTS)[None, :] < count[:, None]]]
+    for p in np.flatnonzero(code == ASK_COAL).tolist():  # the pairs coal answers
+        i, k = int(ii[p]), int(kk[p])
+        found = query(geoms[i], placements[i], geoms[k], placements[k], margin, centres[i] - centres[k])
+        if found is not None:
+            normal[p], gap[p], count[p] = found[0], found[1], len(found[2])
+            pair_of.append(np.full(count[p], p))
+            rows.append(np.array(found[2], dtype=float).reshape(-1, 3))
+    pair_of, rows = np.concatenate(pair_of), np.concatenate(rows)
+    order = np.argsort(pair_of, kind="stable")
+    pair_of, rows = pair_of[order], rows[order]
+    data = _pair_data(scene, pairs, geoms)
+    names: list[str] = []
+    bodies: list[tuple[str, str]] = []
+    for p in np.flatnonzero(count).tolist():
+        m = int(count[p])
+        names += _labels(data, int(near[p]), m)
+        bodies += [data["bodies"][near[p]]] * m
+    normals = normal[pair_of]
+    return ContactSet(
+        names,
+        bodies,
+        np.stack([ii, kk], axis=1)[pair_of],
+        rows,
+        normals,
+        contact_frames(normals) if names else np.zeros((0, 3, 3)),
+        gap[pair_of],
+        data["mu"][near[pair_of]],
+    )

@@ -22,7 +22,8 @@ import pinocchio as pin
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.manipulator import mass_matrix, point_terms
-from contactcp.models.scene.detect import SceneContact
+from contactcp.models.scene.detect import ContactSet, SceneContact
+from contactcp.models.scene.free_bodies import free_columns
 from contactcp.models.scene.scene import Scene
 from contactcp.models.system import ContactDynamics, check_size
 
@@ -38,14 +39,29 @@ def _weak_joints(scene: Scene, M: np.ndarray) -> str:
     return f": joint(s) {weak} move no mass (give the links inertia, or armature)" if weak else ""
 
 
+def _contact_arrays(contacts: ContactSet | list[SceneContact]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(geometries (n, 2), points (n, 3), frames (n, 3, 3))`` of contacts given either way."""
+    if isinstance(contacts, ContactSet):
+        return contacts.geometries, contacts.points, contacts.frames
+    n = len(contacts)
+    return (
+        np.array([c.geometries for c in contacts], dtype=np.int64).reshape(n, 2),
+        np.array([c.point for c in contacts], dtype=float).reshape(n, 3),
+        np.array([c.frame for c in contacts], dtype=float).reshape(n, 3, 3),
+    )
+
+
 def contact_jacobian(
-    scene: Scene, contacts: list[SceneContact], accelerations: bool = False
+    scene: Scene, contacts: ContactSet | list[SceneContact], accelerations: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(H, k)`` at the scene's ``(q, v)``: ``H`` (``nv x 3 n_c``) maps ``v`` to the contact-frame
     relative velocities ``u = H^T v`` of the first bodies, ``k`` their classical accelerations at zero
-    ``dv/dt`` (zeros unless ``accelerations``)."""
+    ``dv/dt`` (zeros unless ``accelerations``).  Contacts between free bodies and the world are
+    compiled (:mod:`~contactcp.models.scene.free_bodies`), others by pinocchio's point Jacobians."""
     model, data = scene.model, scene._data
-    nv, nc = model.nv, len(contacts)
+    nv = model.nv
+    geometries, points, frames = _contact_arrays(contacts)
+    nc = len(points)
     if accelerations:
         pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
     else:
@@ -53,20 +69,20 @@ def contact_jacobian(
     H = np.zeros((nv, 3 * nc))
     k = np.zeros(3 * nc)
     nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
-    gjoint = _geometry_joints(scene)
-    sides = np.array([gjoint[list(c.geometries)] for c in contacts], dtype=int).reshape(nc, 2)
-    free = _free_joints(model)
+    sides = _geometry_joints(scene)[geometries]
+    row0 = _free_rows(scene)
+    simple = np.all((sides == 0) | (row0[sides] >= 0), axis=1)  # the world and free bodies only
     if not accelerations and nc:
-        _free_columns(H, data, contacts, sides, free)
-    if accelerations or not all(ji == 0 or ji in free for ji in sides.reshape(-1).tolist()):
+        R = np.array([data.oMi[j].rotation for j in range(model.njoints)]).reshape(-1, 3, 3)
+        origin = np.array([data.oMi[j].translation for j in range(model.njoints)]).reshape(-1, 3)
+        free_columns(H, R, origin, row0, sides, points, frames)
+    if accelerations or not simple.all():
         pin.computeJointJacobians(model, data)
-    for j, c in enumerate(contacts):
-        if not accelerations and all(ji == 0 or ji in free for ji in sides[j]):
-            continue  # filled in by _free_columns
-        C = c.frame
+    for j in np.flatnonzero(~simple if not accelerations else np.ones(nc, dtype=bool)).tolist():
+        C = frames[j]
         ji, jk = int(sides[j, 0]), int(sides[j, 1])
-        J1, a1 = point_terms(model, data, ji, c.point) if ji else nothing
-        J2, a2 = point_terms(model, data, jk, c.point) if jk else nothing
+        J1, a1 = point_terms(model, data, ji, points[j]) if ji else nothing
+        J2, a2 = point_terms(model, data, jk, points[j]) if jk else nothing
         H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
         if accelerations:
             k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
@@ -79,43 +95,24 @@ def _geometry_joints(scene: Scene) -> np.ndarray:
     key = (scene.model.njoints, gm.ngeoms)
     cached = getattr(scene, "_geometry_joints", None)
     if cached is None or cached[0] != key:
-        cached = (key, np.array([g.parentJoint for g in gm.geometryObjects], dtype=int))
+        cached = (key, np.array([g.parentJoint for g in gm.geometryObjects], dtype=np.int64))
         scene._geometry_joints = cached
     return cached[1]
 
 
-def _free_joints(model: pin.Model) -> dict[int, int]:
-    """Free-flyer joint index -> its first velocity index."""
-    return {
-        j: model.joints[j].idx_v
-        for j in range(1, model.njoints)
-        if model.joints[j].shortname() == "JointModelFreeFlyer"
-    }
-
-
-def _free_columns(H: np.ndarray, data: pin.Data, contacts: list[SceneContact], sides: np.ndarray, free: dict) -> None:
-    """The columns of contacts between free bodies and the world, all at once: a free body's
-    velocity ``(v, w)`` is in its own axes ``R``, so the world velocity of a point ``x`` fixed to it
-    is ``R v + (R w) x (x - o)`` and the contact's rows are ``R^T C`` and ``R^T ((x - o) x C)``."""
-    nc = len(contacts)
-    C = np.array([c.frame for c in contacts]).reshape(nc, 3, 3)
-    x = np.array([c.point for c in contacts]).reshape(nc, 3)
-    cols = 3 * np.arange(nc)[:, None] + np.arange(3)[None, :]
-    for side, sign in ((0, 1.0), (1, -1.0)):
-        on = np.array([ji in free for ji in sides[:, side]], dtype=bool)
-        if not on.any():
-            continue
-        joints = sides[on, side]
-        used = np.unique(joints)
-        at = np.searchsorted(used, joints)
-        R = np.array([data.oMi[int(j)].rotation for j in used]).reshape(-1, 3, 3)[at]
-        o = np.array([data.oMi[int(j)].translation for j in used]).reshape(-1, 3)[at]
-        Cs = C[on]
-        lin = np.einsum("kab,kac->kbc", R, Cs)  # R^T C
-        arm = np.cross((x[on] - o)[:, :, None], Cs, axis=1)  # (x - o) x each column of C
-        ang = np.einsum("kab,kac->kbc", R, arm)
-        rows = np.array([free[int(j)] for j in used])[at][:, None] + np.arange(6)[None, :]
-        H[rows[:, :, None], cols[on][:, None, :]] += sign * np.concatenate([lin, ang], axis=1)
+def _free_rows(scene: Scene) -> np.ndarray:
+    """Per joint index, a free flyer's first velocity index, else -1 (the world, 0, included); kept on
+    the scene while its joints stay the same."""
+    model = scene.model
+    cached = getattr(scene, "_free_rows", None)
+    if cached is None or cached[0] != model.njoints:
+        rows = [
+            model.joints[j].idx_v if j and model.joints[j].shortname() == "JointModelFreeFlyer" else -1
+            for j in range(model.njoints)
+        ]
+        cached = (model.njoints, np.array(rows, dtype=np.int64))
+        scene._free_rows = cached
+    return cached[1]
 
 
 def scene_dynamics(

@@ -30,7 +30,7 @@ import pinocchio as pin
 from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.manipulator import mass_matrix
-from contactcp.models.scene.detect import DEFAULT_MARGIN, detect
+from contactcp.models.scene.detect import DEFAULT_MARGIN, detect_set
 from contactcp.models.scene.dynamics import contact_jacobian
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
 
@@ -156,19 +156,20 @@ class SceneSystem:
 
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
         self._set(q, v)
-        found = detect(self.scene, self.margin + 2.0 * h * self._speed(q, v))
+        found = detect_set(self.scene, self.margin + 2.0 * h * self._speed(q, v))
         n = len(found)
         H = contact_jacobian(self.scene, found)[0] if n else np.zeros((self.nv, 0))
         scene = self.scene
+        e = {b: scene.restitution(b, self.restitution) for b in set(found.bodies)}
         return StepContacts(
-            keys=[c.name for c in found],
-            bodies=[c.bodies for c in found],
-            points=np.array([c.point for c in found]).reshape(n, 3),
-            frames=np.array([c.frame for c in found]).reshape(n, 3, 3),
-            gap=np.array([c.gap for c in found], dtype=float),
+            keys=found.names,
+            bodies=found.bodies,
+            points=found.points,
+            frames=found.frames,
+            gap=found.gap,
             H=H,
-            mu=np.array([c.mu for c in found], dtype=float),
-            e=np.array([scene.restitution(c.bodies, self.restitution) for c in found], dtype=float),
+            mu=found.mu,
+            e=np.array([e[b] for b in found.bodies], dtype=float),
             dim=3,
         )
 
