@@ -141,9 +141,8 @@ def point_terms(model: pin.Model, data: pin.Data, joint: int, x: np.ndarray) -> 
 
 def mass_matrix(model: pin.Model, data: pin.Data, q: np.ndarray) -> np.ndarray:
     """``M(q)`` by CRBA, with the lower triangle filled in (CRBA fills the upper one)."""
-    M = np.array(pin.crba(model, data, q))
-    lower = np.tril_indices(model.nv, -1)
-    M[lower] = M.T[lower]
+    M = np.triu(pin.crba(model, data, q))
+    M += np.triu(M, 1).T
     return M
 
 

@@ -171,6 +171,15 @@ class ContactSet:
         return out
 
 
+def _pair_array(scene: Scene, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """``pairs`` as a (2, P) array (kept with them)."""
+    cached = getattr(scene, "_pair_array", None)
+    if cached is None or cached[0] is not pairs:
+        cached = (pairs, np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy())
+        scene._pair_array = cached
+    return cached[1]
+
+
 def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: list) -> dict:
     """Per checked pair, its bodies and contact names (``labels[(p, m)]`` for ``m`` points), and its
     friction (worked out again when the scene's friction values change)."""
@@ -236,7 +245,7 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     centres = np.einsum("gab,gb->ga", R, centre) + T
     # the world boxes' test for every pair at once: a geometry's local box turned by R spans
     # |R| half-widths about its centre (an infinite box, a plane's, always passes)
-    ii, kk = np.array(pairs, dtype=np.int64).T
+    ii, kk = _pair_array(scene, pairs)
     with np.errstate(invalid="ignore", over="ignore"):
         world_half = np.einsum("gab,gb->ga", np.abs(R), half)
         reach = world_half[ii] + world_half[kk] + margin
@@ -245,33 +254,35 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     ii, kk = ii[near], kk[near]
     code, normal, gap, count, points = pair_contacts(kinds, R, T, half_side, plane_n, plane_d, ii, kk, margin)
     count = np.where(code == FOUND, count, 0)
-    pair_of = [np.repeat(np.arange(near.size), count)]
-    rows = [points[np.arange(MAX_POINTS)[None, :] < count[:, None]]]
+    asked: dict[int, np.ndarray] = {}
     for p in np.flatnonzero(code == ASK_COAL).tolist():  # the pairs coal answers
         i, k = int(ii[p]), int(kk[p])
         found = query(geoms[i], placements[i], geoms[k], placements[k], margin, centres[i] - centres[k])
         if found is not None:
             normal[p], gap[p], count[p] = found[0], found[1], len(found[2])
-            pair_of.append(np.full(count[p], p))
-            rows.append(np.array(found[2], dtype=float).reshape(-1, 3))
-    pair_of, rows = np.concatenate(pair_of), np.concatenate(rows)
-    order = np.argsort(pair_of, kind="stable")
-    pair_of, rows = pair_of[order], rows[order]
+            asked[p] = np.array(found[2], dtype=float).reshape(-1, 3)
+    has = np.flatnonzero(count)
+    if not has.size:
+        return _empty()
+    m = count[has]
+    if asked:
+        rows = np.concatenate([asked[p] if p in asked else points[p, : count[p]] for p in has.tolist()])
+    else:
+        rows = points[np.arange(MAX_POINTS)[None, :] < count[:, None]]
     data = _pair_data(scene, pairs, geoms)
     names: list[str] = []
     bodies: list[tuple[str, str]] = []
-    for p in np.flatnonzero(count).tolist():
-        m = int(count[p])
-        names += _labels(data, int(near[p]), m)
-        bodies += [data["bodies"][near[p]]] * m
-    normals = normal[pair_of]
+    for p, mp in zip(near[has].tolist(), m.tolist()):
+        names += _labels(data, p, mp)
+        bodies += [data["bodies"][p]] * mp
+    pair_of = np.repeat(has, m)
     return ContactSet(
         names,
         bodies,
         np.stack([ii, kk], axis=1)[pair_of],
         rows,
-        normals,
-        contact_frames(normals) if names else np.zeros((0, 3, 3)),
+        normal[pair_of],
+        np.repeat(contact_frames(normal[has]), m, axis=0),  # one frame per pair, the same for its points
         gap[pair_of],
         data["mu"][near[pair_of]],
     )

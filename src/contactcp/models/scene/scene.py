@@ -316,11 +316,25 @@ class Scene:
             ("tau", self.tau, self.model.nv),
         ):
             vector(x, field, n)
-        for j in self.joints:
-            if j.free and np.abs(self.tau[j.v]).max() > 0:
-                raise InvalidProblemError(f"tau[{j.name}]", "a free body takes no joint effort")
-            if j.free and abs(float(np.linalg.norm(self.q[j.q][3:])) - 1.0) > 1e-9:
-                raise InvalidProblemError(f"q[{j.name}]", "a free body's quaternion (x, y, z, w) must have norm 1")
+        quat, vel, free = self._free_indices()
+        if free:  # every free body at once: no effort, a unit quaternion
+            no_effort = np.abs(self.tau[vel]).max(axis=1) > 0
+            not_unit = np.abs(np.sqrt((self.q[quat] ** 2).sum(axis=1)) - 1.0) > 1e-9
+            for k in np.flatnonzero(no_effort | not_unit)[:1].tolist():
+                if no_effort[k]:
+                    raise InvalidProblemError(f"tau[{free[k].name}]", "a free body takes no joint effort")
+                why = "a free body's quaternion (x, y, z, w) must have norm 1"
+                raise InvalidProblemError(f"q[{free[k].name}]", why)
+
+    def _free_indices(self) -> tuple[np.ndarray, np.ndarray, list[Joint]]:
+        """The free bodies' quaternion entries of ``q`` (nf, 4), velocity entries (nf, 6), joints."""
+        joints = self.joints
+        if getattr(self, "_free_n", None) != self._joints_n:
+            free = [j for j in joints if j.free]
+            quat = np.array([np.arange(j.q.start + 3, j.q.stop) for j in free], dtype=np.intp).reshape(-1, 4)
+            vel = np.array([np.arange(j.v.start, j.v.stop) for j in free], dtype=np.intp).reshape(-1, 6)
+            self._free, self._free_n = (quat, vel, free), self._joints_n
+        return self._free
 
     def gravity_torques(self) -> np.ndarray:
         """The efforts that hold every robot joint still against gravity at ``q`` (zero on free

@@ -33,6 +33,7 @@ from contactcp.models.manipulator import mass_matrix
 from contactcp.models.scene.detect import DEFAULT_MARGIN, detect_set
 from contactcp.models.scene.dynamics import contact_jacobian
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
+from contactcp.simulate.stepping.free_motion import integrate_free, transport_free
 
 __all__ = ["StepContacts", "SceneSystem", "LinearSystem", "Efforts"]
 
@@ -112,6 +113,18 @@ class SceneSystem:
             ]
         )
         self._gjoint = [int(g.parentJoint) for g in gm.geometryObjects]
+        # compiled free-body motion (free_motion): each free body's first q and v entry
+        self._qpos = np.array([s.start for s in self._free_q], dtype=np.int64)
+        self._vpos = np.array([s.start for s in self._free], dtype=np.int64)
+        self._only_free = model.nq == 7 * len(self._free)
+        # the geometries on free bodies (their speed bound from v directly: a free body's twist is
+        # in its own axes, as pinocchio's joint velocity), and the others
+        first_v = {j.index: j.v.start for j in scene.joints if j.free}
+        g_free = np.array([first_v.get(j, -1) for j in self._gjoint], dtype=np.int64)
+        on_free = g_free >= 0
+        self._g_lin = g_free[on_free][:, None] + np.arange(3)[None, :]
+        self._g_arm = (self._reach + self._radius)[on_free]
+        self._g_other = [g for g, j in enumerate(self._gjoint) if j and not on_free[g]]
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         return self.scene.q.copy(), self.scene.v.copy()
@@ -143,13 +156,17 @@ class SceneSystem:
         return M, f
 
     def _speed(self, q: np.ndarray, v: np.ndarray) -> float:
-        """An upper bound of the speed of any point of any geometry (m/s)."""
-        model, data = self.scene.model, self.scene._data
-        pin.forwardKinematics(model, data, q, v)
+        """An upper bound of the speed of any point of any geometry (m/s): ``|v| + |w| |p - o|``."""
         best = 0.0
-        for g, j in enumerate(self._gjoint):
-            if j:
-                m = data.v[j]  # joint frame, local axes: |v(p)| <= |v| + |w| |p - o|
+        if len(self._g_arm):
+            lin, ang = v[self._g_lin], v[self._g_lin + 3]
+            s = np.sqrt((lin * lin).sum(axis=1)) + np.sqrt((ang * ang).sum(axis=1)) * self._g_arm
+            best = float(s.max())
+        if self._g_other:
+            model, data = self.scene.model, self.scene._data
+            pin.forwardKinematics(model, data, q, v)
+            for g in self._g_other:
+                m = data.v[self._gjoint[g]]  # joint frame, local axes
                 s = np.linalg.norm(m.linear) + np.linalg.norm(m.angular) * (self._reach[g] + self._radius[g])
                 best = max(best, float(s))
         return best
@@ -178,15 +195,8 @@ class SceneSystem:
         velocity and its orientation turns about its angular velocity separately
         (``p + R dp``, ``R exp(dw)``; exact for a ball rolling on a plane and for free flight, where
         the screw motion of ``exp6`` moves the centre on an arc about the contact point)."""
-        out = np.array(pin.integrate(self.scene.model, q, dq))
-        for sq, sv in zip(self._free_q, self._free):
-            x, y, z, w = q[sq][3:]
-            R = pin.Quaternion(w, x, y, z).toRotationMatrix()
-            Rn = R @ pin.exp3(dq[sv][3:])
-            out[sq][:3] = q[sq][:3] + R @ dq[sv][:3]
-            quat = pin.Quaternion(Rn)
-            quat.normalize()
-            out[sq][3:] = quat.coeffs()
+        out = q.copy() if self._only_free else np.array(pin.integrate(self.scene.model, q, dq))
+        integrate_free(q, np.asarray(dq, dtype=float), self._qpos, self._vpos, out)
         return out
 
     def mass_hint(self, M: np.ndarray) -> str:
@@ -200,9 +210,7 @@ class SceneSystem:
         body's velocity and a ball joint's angular velocity are in the body's own axes, which the step
         turned (without this a rolling ball's velocity turns with it)."""
         out = np.array(v, dtype=float)
-        for s in self._free:
-            Rt = pin.exp3(dq[s][3:]).T
-            out[s] = np.concatenate([Rt @ out[s][:3], Rt @ out[s][3:]])
+        transport_free(np.asarray(dq, dtype=float), out.copy(), self._vpos, out)
         for s in self._spherical:
             out[s] = pin.exp3(dq[s]).T @ out[s]
         return out

@@ -33,6 +33,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from contactcp.linalg.sparse_lu import factorize
+from contactcp.problems._coulomb_global import transpose_matvec
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
@@ -96,6 +97,17 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     return dr if np.all(np.isfinite(dr)) else None
 
 
+def _setup(problem: GlobalFrictionContactProblem):
+    """``(rho, dense, H^T)`` of :func:`newton_global`'s steps (see :func:`_reduced_step`)."""
+    MinvH = problem.solver.solve_sparse(problem.H).tocsr()
+    dense = None
+    if problem.n_v <= DENSE_UP_TO:
+        Hc = problem.H.tocsc()
+        Hc.sort_indices()
+        dense = (problem.M.toarray(), Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64), Hc.data)
+    return block_rho(problem, MinvH), dense, sp.csr_matrix(problem.H.T)
+
+
 @register(
     "newton-global",
     GlobalFrictionContactProblem,
@@ -132,22 +144,19 @@ def newton_global(
     """
     d, mu, m = problem.dim, problem.mu, problem.w.shape[0]
     r = np.zeros(m) if r0 is None else np.array(r0, dtype=float)
-    MinvH = problem.solver.solve_sparse(problem.H).tocsr()
-    HT = sp.csr_matrix(problem.H.T)
+    H = problem.H
     q = problem.q
     nq = float(np.linalg.norm(q))
     qscale = nq if nq > np.finfo(float).tiny else 1.0
-    rho = block_rho(problem, MinvH)
-    dense = None
-    if problem.n_v <= DENSE_UP_TO:
-        Hc = problem.H.tocsc()
-        Hc.sort_indices()
-        dense = (problem.M.toarray(), Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64), Hc.data)
+    zero = np.zeros(m)
 
-    def velocity_terms(x: np.ndarray) -> np.ndarray:
-        return HT @ (MinvH @ x)
+    def velocity_terms(x: np.ndarray) -> np.ndarray:  # W x = H^T M^-1 H x, W not formed
+        return transpose_matvec(H.indptr, H.indices, H.data, problem.solver.solve(H @ x), zero)
 
     u = velocity_terms(r) + q
+    # what the Newton steps need, built at the first step (a warm start that is already a solution,
+    # a time step at rest, needs none of it)
+    rho = dense = HT = None
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     best, since_best, shrinks, ls_fail, it = np.inf, 0, 0, 0, 0
     # aim below tol: the registry's global residual adds the rounding of v and u to the local measure
@@ -163,6 +172,8 @@ def newton_global(
             since_best += 1
             if since_best >= 6 and shrinks < 3:  # the semismooth iteration cycles: damp the projections
                 rho, shrinks, since_best, ls_fail = rho * 0.1, shrinks + 1, 0, 0
+        if rho is None:
+            rho, dense, HT = _setup(problem)
         phi, D = ac_phi_D(r, u, mu, rho, d, True)
         theta = 0.5 * phi @ phi
         dr = _reduced_step(problem, HT, D, rho, phi, min(eps, max(EPS_FLOOR, 1e-2 * np.sqrt(res))), dense)
