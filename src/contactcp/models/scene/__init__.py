@@ -1,12 +1,20 @@
 """Scenes from robot description files: kinematic trees, collision shapes, contact detection.
 
 :class:`Scene` (one pinocchio model of robots, free bodies and fixed geometry, with coal shapes and
-a state), :func:`detect` (coal: contact points, normals, gaps and patches), :func:`scene_dynamics`
+a state), :func:`detect` (contact points, normals, gaps and patches: boxes in closed form, other shapes by
+coal; :func:`detect_set` the same as arrays), :func:`scene_dynamics`
 (the instantaneous ``a = A c + b`` the friction laws take).  The solve with world-frame answers is
 :func:`contactcp.simulate.solve_scene`; files are read by :func:`contactcp.io.load_scene`.
 """
 
-from contactcp.models.scene.detect import DEFAULT_MARGIN, SceneContact, collision_pairs, detect
+from contactcp.models.scene.detect import (
+    DEFAULT_MARGIN,
+    ContactSet,
+    SceneContact,
+    collision_pairs,
+    detect,
+    detect_set,
+)
 from contactcp.models.scene.dynamics import DEFAULT_SLIDING_TOL, contact_jacobian, scene_dynamics
 from contactcp.models.scene.load import scene_from_mjcf, scene_from_urdf
 from contactcp.models.scene.scene import (
@@ -31,6 +39,8 @@ __all__ = [
     "solid_inertia",
     "SceneContact",
     "detect",
+    "detect_set",
+    "ContactSet",
     "collision_pairs",
     "DEFAULT_MARGIN",
     "scene_dynamics",
