@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from contactcp._validate import number, real_array, vector
 from contactcp.errors import InvalidProblemError
@@ -75,18 +76,34 @@ def contact_frame(normal: np.ndarray, tangent: np.ndarray | None = None) -> np.n
 
 def contact_frames(normals: np.ndarray) -> np.ndarray:
     """:func:`contact_frame` of each row of ``normals`` (``(n, 3)`` -> ``(n, 3, 3)``), the same
-    arithmetic in the same order, so the frames are bit for bit those of :func:`contact_frame`."""
-    N = np.asarray(normals, dtype=float).reshape(-1, 3)
-    s = np.sqrt(N[:, 0] * N[:, 0] + N[:, 1] * N[:, 1] + N[:, 2] * N[:, 2])
-    a, b, c = N[:, 0] / s, N[:, 1] / s, N[:, 2] / s
-    k = np.argmin(np.abs(np.column_stack([a, b, c])), axis=1)
-    zero = np.zeros_like(a)
-    T = np.stack([np.stack([zero, c, -b], 1), np.stack([-c, zero, a], 1), np.stack([b, -a, zero], 1)], 1)
-    t = T[np.arange(len(k)), k]
-    s = np.sqrt(t[:, 0] * t[:, 0] + t[:, 1] * t[:, 1] + t[:, 2] * t[:, 2])
-    t0, t1, t2 = t[:, 0] / s, t[:, 1] / s, t[:, 2] / s
-    o = np.stack([b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0], 1)
-    return np.stack([np.stack([a, b, c], 1), np.stack([t0, t1, t2], 1), o], 2)
+    arithmetic in the same order, so the frames are bit for bit those of :func:`contact_frame`
+    (compiled: the time stepper builds a step's frames at once)."""
+    return _frames(np.ascontiguousarray(normals, dtype=float).reshape(-1, 3))
+
+
+@njit(cache=True, nogil=True)
+def _frames(N):
+    out = np.empty((N.shape[0], 3, 3))
+    for j in range(N.shape[0]):
+        s = math.sqrt(N[j, 0] * N[j, 0] + N[j, 1] * N[j, 1] + N[j, 2] * N[j, 2])
+        a, b, c = N[j, 0] / s, N[j, 1] / s, N[j, 2] / s
+        k = 0  # the axis n is least along (the first of equals, as argmin)
+        if abs(b) < abs(a):
+            k = 1
+        if abs(c) < (abs(a) if k == 0 else abs(b)):
+            k = 2
+        if k == 0:
+            t0, t1, t2 = 0.0, c, -b
+        elif k == 1:
+            t0, t1, t2 = -c, 0.0, a
+        else:
+            t0, t1, t2 = b, -a, 0.0
+        s = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+        t0, t1, t2 = t0 / s, t1 / s, t2 / s
+        out[j, 0, 0], out[j, 1, 0], out[j, 2, 0] = a, b, c
+        out[j, 0, 1], out[j, 1, 1], out[j, 2, 1] = t0, t1, t2
+        out[j, 0, 2], out[j, 1, 2], out[j, 2, 2] = b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0
+    return out
 
 
 @dataclass(frozen=True)

@@ -108,13 +108,24 @@ def _mu(scene: Scene, i: int, k: int, bodies: tuple[str, str]) -> float:
     return max(scene.geometry_friction(i), scene.geometry_friction(k)) if mu is None else mu
 
 
-def _shape_data(scene: Scene, geoms: list) -> tuple:
+def _geometries(scene: Scene) -> tuple:
+    """The coal shapes of the scene's geometries, kept while its geometry model and their number stay
+    the same (a scene's shapes are added, not swapped)."""
+    gm = scene.collision
+    cached = getattr(scene, "_geometries", None)
+    if cached is None or cached[0] is not gm or cached[1] != gm.ngeoms:
+        cached = (gm, gm.ngeoms, tuple(g.geometry for g in gm.geometryObjects))
+        scene._geometries = cached
+    return cached[2]
+
+
+def _shape_data(scene: Scene, geoms: tuple) -> tuple:
     """Per geometry, what :func:`~contactcp.models.scene.box_pairs.pair_contacts` and the bounding-box
     test read (kinds, box half sides, half-space planes, local box centres and half widths); worked
     out when the geometries change: compared by identity (the cache holds them), so a shape is replaced,
     not edited in place, as :meth:`Scene.add_body` and the scene files do)."""
     cached = getattr(scene, "_shape_data", None)
-    if cached is not None and len(cached[0]) == len(geoms) and all(a is b for a, b in zip(cached[0], geoms)):
+    if cached is not None and cached[0] == geoms:  # a tuple: compared item by item, identity first
         return cached[1]
     G = len(geoms)
     kinds = np.zeros(G, dtype=np.int64)
@@ -131,7 +142,7 @@ def _shape_data(scene: Scene, geoms: list) -> tuple:
         centre = np.array([np.asarray(g.aabb_center, dtype=float) for g in geoms]).reshape(-1, 3)
         box = np.array([0.5 * (np.asarray(g.aabb_local.max_) - np.asarray(g.aabb_local.min_)) for g in geoms])
     data = (kinds, half, plane_n, plane_d, centre, box.reshape(-1, 3))
-    scene._shape_data = (tuple(geoms), data)
+    scene._shape_data = (geoms, data)
     return data
 
 
@@ -180,15 +191,15 @@ def _pair_array(scene: Scene, pairs: list[tuple[int, int]]) -> np.ndarray:
     return cached[1]
 
 
-def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: list) -> dict:
+def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: tuple) -> dict:
     """Per checked pair, its bodies and contact names (``labels[(p, m)]`` for ``m`` points), and its
     friction (worked out again when the scene's friction values change)."""
     cached = getattr(scene, "_pair_data", None)
-    if cached is None or cached["pairs"] is not pairs or any(a is not b for a, b in zip(cached["geoms"], geoms)):
+    if cached is None or cached["pairs"] is not pairs or cached["geoms"] != geoms:
         gm = scene.collision
         bodies = [(scene.body_of(i), scene.body_of(k)) for i, k in pairs]
         prefix = [f"{gm.geometryObjects[i].name}/{gm.geometryObjects[k].name}" for i, k in pairs]
-        cached = {"pairs": pairs, "geoms": tuple(geoms), "bodies": bodies, "prefix": prefix, "labels": {}}
+        cached = {"pairs": pairs, "geoms": geoms, "bodies": bodies, "prefix": prefix, "labels": {}}
         scene._pair_data = cached
     friction = (frozenset(scene.pair_friction.items()), frozenset(scene.friction.items()), scene.default_friction)
     if cached.get("friction") != friction:
@@ -235,7 +246,7 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     gdata = pin.GeometryData(gm)
     pin.updateGeometryPlacements(model, scene._data, gm, gdata, scene.q)
     placements = [gdata.oMg[i] for i in range(gm.ngeoms)]
-    geoms = [g.geometry for g in gm.geometryObjects]
+    geoms = _geometries(scene)
     pairs = collision_pairs(scene)
     if not pairs:
         return _empty()

@@ -73,8 +73,10 @@ def contact_jacobian(
     row0 = _free_rows(scene)
     simple = np.all((sides == 0) | (row0[sides] >= 0), axis=1)  # the world and free bodies only
     if not accelerations and nc:
-        R = np.array([data.oMi[j].rotation for j in range(model.njoints)]).reshape(-1, 3, 3)
-        origin = np.array([data.oMi[j].translation for j in range(model.njoints)]).reshape(-1, 3)
+        R = np.zeros((model.njoints, 3, 3))
+        origin = np.zeros((model.njoints, 3))
+        for j in np.flatnonzero(row0 >= 0).tolist():  # the free bodies' placements only
+            R[j], origin[j] = data.oMi[j].rotation, data.oMi[j].translation
         free_columns(H, R, origin, row0, sides, points, frames)
     if accelerations or not simple.all():
         pin.computeJointJacobians(model, data)

@@ -339,8 +339,13 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
         Mh = cho_solve(chol, Hn[:, hit])
         Whh = Hn[:, hit].T @ Mh
         # any least-squares lam gives the same dq (two differ in the null space of W_hh, that of
-        # H_N[:, hit]): QR with column pivoting, a third of the SVD's time (140 hit contacts of a pile)
-        lam = sla.lstsq(0.5 * (Whh + Whh.T), target[hit] - g_pred[hit], lapack_driver="gelsy", check_finite=False)[0]
+        # H_N[:, hit]): QR with column pivoting, a third of the SVD's time on a pile's 140 hit
+        # contacts; a few contacts by numpy's SVD, whose call costs a third of scipy's
+        A, b = 0.5 * (Whh + Whh.T), target[hit] - g_pred[hit]
+        if b.size > 16:
+            lam = sla.lstsq(A, b, lapack_driver="gelsy", check_finite=False)[0]
+        else:
+            lam = np.linalg.lstsq(A, b, rcond=None)[0]
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
     need = g_pred - target

@@ -151,7 +151,15 @@ class SceneSystem:
             # so the rate of the turning axes, w x v, leaves pinocchio's bias
             c = np.zeros(self.nv)
             V = v[self._free_rows]  # (bodies, 6)
-            c[self._free_rows[:, :3]] = np.cross(V[:, 3:], V[:, :3])
+            w_, v_ = V[:, 3:], V[:, :3]  # w x v, by components (np.cross costs 50 us a call)
+            c[self._free_rows[:, :3]] = np.stack(
+                [
+                    w_[:, 1] * v_[:, 2] - w_[:, 2] * v_[:, 1],
+                    w_[:, 2] * v_[:, 0] - w_[:, 0] * v_[:, 2],
+                    w_[:, 0] * v_[:, 1] - w_[:, 1] * v_[:, 0],
+                ],
+                axis=1,
+            )
             f = f + M @ c
         return M, f
 
