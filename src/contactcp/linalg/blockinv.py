@@ -179,16 +179,25 @@ class BlockSolver:
             out[idx] = self._apply(fac, b[idx])
         return out
 
+    def _small_inverse(self) -> sp.csr_matrix:
+        """The one-entry and small blocks' inverses, one sparse matrix (built once)."""
+        if self._inv is None:
+            d = self.diag_rows
+            inv = sp.csr_matrix((1.0 / self.diag, (d, d)), shape=(self.n, self.n))
+            self._inv = inv if self._small is None else (inv + self._small).tocsr()
+        return self._inv
+
+    def inverse(self) -> sp.csr_matrix | None:
+        """``M^{-1}`` as a sparse matrix when every block is a one-entry or a small one (a multibody
+        system of rigid bodies), else None (the larger blocks are kept factored, not inverted)."""
+        return None if self.blocks else self._small_inverse()
+
     def solve_sparse(self, H) -> sp.csc_matrix:
         """``M^{-1} H`` as a sparse matrix, block by block (only the columns each block meets)."""
         H = sp.csr_matrix(H, dtype=np.float64)
         if H.shape[0] != self.n:
             raise InvalidProblemError("H", f"has {H.shape[0]} rows, M has {self.n}")
-        if self._inv is None:  # the one-entry and small blocks' inverses, one sparse matrix (once)
-            d = self.diag_rows
-            inv = sp.csr_matrix((1.0 / self.diag, (d, d)), shape=(self.n, self.n))
-            self._inv = inv if self._small is None else (inv + self._small).tocsr()
-        X = self._inv @ H
+        X = self._small_inverse() @ H
         if not self.blocks:  # a multibody system of rigid bodies: one product
             return X.tocsc()
         D = X.tocoo()

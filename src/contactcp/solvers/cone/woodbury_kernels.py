@@ -107,3 +107,24 @@ def woodbury_back(Hp, Hi, Hx, B, z, s, d):
                 acc += B[i, a, k] * t[k]
             dr[i * d + a] -= acc
     return dr
+
+
+@njit(cache=True, nogil=True)
+def w_diagonal(Hp, Hi, Hx, Ip, Ii, Ix, n):
+    """The diagonal of ``W = H^T M^{-1} H`` from ``H`` in CSC form and ``M^{-1}`` in CSR form
+    (``n`` rows): ``W_jj = sum_{r, s} H_rj (M^{-1})_rs H_sj`` over column ``j``'s entries."""
+    m = Hp.shape[0] - 1
+    out = np.zeros(m)
+    x = np.zeros(n)
+    for j in range(m):
+        for p in range(Hp[j], Hp[j + 1]):
+            x[Hi[p]] = Hx[p]
+        acc = 0.0
+        for p in range(Hp[j], Hp[j + 1]):
+            r = Hi[p]
+            for k in range(Ip[r], Ip[r + 1]):
+                acc += Hx[p] * Ix[k] * x[Ii[k]]
+        out[j] = acc
+        for p in range(Hp[j], Hp[j + 1]):
+            x[Hi[p]] = 0.0
+    return out
