@@ -57,6 +57,8 @@ def _sparse(A: Any, field: str) -> sp.csr_matrix:
         else:
             indptr, indices, data, finite = dense_to_csr(arr)
             require(finite, field, "contains NaN or inf")
+            if max(data.size, arr.shape[1]) < 2**31:  # scipy's own index type: half the constructor's time
+                indptr, indices = indptr.astype(np.int32), indices.astype(np.int32)
             A = sp.csr_matrix((data, indices, indptr), shape=arr.shape)
     A.data.setflags(write=False)
     return A
@@ -97,8 +99,9 @@ class GlobalFrictionContactProblem(Problem):
         self.solver = BlockSolver.of(M, "M")
         # the rounding bounds' term counts: an equilibrium row has at most row_terms products, a
         # contact velocity u_j at most col_terms (fixed by the data: computed once)
-        row_terms = max(M.getnnz(axis=1).max(initial=0), 1) + max(H.getnnz(axis=1).max(initial=0), 1) + 2
-        self._terms = (row_terms, H.getnnz(axis=0).max(initial=0) + 2)
+        row_terms = max(int(np.diff(M.indptr).max(initial=0)), 1) + max(int(np.diff(H.indptr).max(initial=0)), 1) + 2
+        col_terms = int(np.bincount(H.indices, minlength=m).max(initial=0)) if H.nnz else 0
+        self._terms = (row_terms, col_terms + 2)
         self._q: np.ndarray | None = None
         self._local: FrictionContactProblem | None = None
         self._local_dense: FrictionContactProblem | None = None
