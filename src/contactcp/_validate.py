@@ -221,6 +221,29 @@ def finite_pair(M: np.ndarray, q: np.ndarray) -> bool:
     return True
 
 
+@njit(cache=True, nogil=True)
+def coulomb_data(W: np.ndarray, q: np.ndarray, mu: np.ndarray) -> tuple[bool, float, float]:
+    """``(ok, max mu, max |q|)`` of dense friction-problem data in one compiled call: ``ok`` when
+    ``W`` (C-contiguous) and ``q`` are finite and every ``mu`` finite and ``>= 0``."""
+    ok = True
+    for v in W.reshape(-1):
+        if not np.isfinite(v):
+            ok = False
+    qmax = 0.0
+    for v in q:
+        if not np.isfinite(v):
+            ok = False
+        elif abs(v) > qmax:
+            qmax = abs(v)
+    mmax = 0.0
+    for v in mu:
+        if not (np.isfinite(v) and v >= 0.0):
+            ok = False
+        elif v > mmax:
+            mmax = v
+    return ok, mmax, qmax
+
+
 def _check_values(arr: np.ndarray, field: str, allow_inf: str | None) -> None:
     if allow_inf is None and _all_finite(arr.reshape(-1)):
         return

@@ -408,3 +408,33 @@ def test_the_float_measure_bounds_the_exact_one_on_many_contacts():
             value = problem.residual(r).value
             exact = exact_measure(problem.W, problem.q, problem.mu, 3, r)
             assert exact is not None and exact <= value <= exact * (1 + 1e-9) + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda W, q, mu: (W.__setitem__((1, 2), np.nan), "W"), "W"),
+        (lambda W, q, mu: (W.__setitem__((0, 0), np.inf), "W"), "W"),
+        (lambda W, q, mu: (q.__setitem__(4, np.nan), "q"), "q"),
+        (lambda W, q, mu: (mu.__setitem__(1, -0.5), "mu"), "mu[1]"),
+        (lambda W, q, mu: (mu.__setitem__(0, np.nan), "mu"), "mu"),
+    ],
+)
+def test_friction_problem_from_float_arrays_is_the_general_one(change, field):
+    """float64 arrays take a compiled check (what benchmarks and the time stepper pass): the same
+    problem as from lists, its own read-only copies, and the same errors naming the field."""
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(6, 6))
+    W, q, mu = A @ A.T, rng.normal(size=6), np.array([0.3, 0.0])
+    fast = ccp.FrictionContactProblem(W, q, mu)
+    general = ccp.FrictionContactProblem(W.tolist(), q.tolist(), mu.tolist())
+    for name in ("W", "q", "mu"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(general, name))
+        assert not getattr(fast, name).flags.writeable
+    assert fast._mu_max == general._mu_max == 0.3 and fast._q_exponent == general._q_exponent
+    W[0, 0] += 1.0  # the problem keeps its own copy
+    assert fast.W[0, 0] == general.W[0, 0]
+    change(W, q, mu)
+    with pytest.raises(InvalidProblemError) as err:
+        ccp.FrictionContactProblem(W, q, mu)
+    assert err.value.field == field

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp._validate import finite_pair, integer, matrix, real_array, sparse_real, vector
+from contactcp._validate import coulomb_data, finite_pair, integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
 from contactcp.problems._coulomb import coulomb_residual
@@ -69,6 +69,17 @@ def _ldexp(x: float, k: int) -> float:
         return math.ldexp(x, k)
     except OverflowError:
         return math.copysign(math.inf, x)
+
+
+def _plain(W: Any, q: Any, mu: Any, dim: Any) -> bool:
+    """``W``, ``q``, ``mu`` float64 arrays of the shapes of a problem of dimension ``dim`` (2 or 3, an
+    int): what a benchmark or a time stepper passes; the values are checked next."""
+    if not (type(W) is np.ndarray and type(q) is np.ndarray and type(mu) is np.ndarray and type(dim) is int):
+        return False
+    if not (W.dtype == np.float64 and q.dtype == np.float64 and mu.dtype == np.float64 and dim in (2, 3)):
+        return False
+    m = q.shape[0] if q.ndim == 1 else -1
+    return W.shape == (m, m) and m >= dim and m % dim == 0 and mu.shape == (m // dim,)
 
 
 def friction_coefficients(mu: Any, n_c: int) -> np.ndarray:
@@ -111,6 +122,12 @@ class FrictionContactProblem(Problem):
     kind = "FrictionContact"
 
     def __init__(self, W: Any, q: Any, mu: Any, dim: int = 3):
+        if _plain(W, q, mu, dim):  # float64 arrays of matching shapes: checked in two compiled calls
+            W, q, mu = W.copy(), q.copy(), mu.copy()
+            ok, mu_max, q_max = coulomb_data(W, q, mu)
+            if ok:
+                self._set(W, q, mu, dim, mu_max, q_max)
+                return
         dim = integer(dim, "dim", choices=(2, 3))
         if sp.issparse(W):
             require(W.ndim == 2 and W.shape[0] == W.shape[1], "W", f"must be square, got shape {W.shape}")
@@ -143,14 +160,20 @@ class FrictionContactProblem(Problem):
         if not finite_pair(W, q):
             return cls(W, q, mu, dim)
         self = cls.__new__(cls)
-        W.setflags(write=False)
-        q.setflags(write=False)
-        for name, value in (("W", W), ("q", q), ("mu", mu), ("dim", dim), ("_sparse", False)):
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_mu_max", float(mu.max(initial=0.0)))
-        object.__setattr__(self, "_q_exponent", math.frexp(float(np.abs(q).max(initial=0.0)))[1])
-        self._freeze()
+        self._set(W, q, mu, dim)
         return self
+
+    def _set(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, mu_max=None, q_max=None) -> None:
+        """The attributes of checked dense data (C-contiguous float64, owned here), frozen."""
+        for a in (W, q, mu):
+            a.setflags(write=False)
+        if mu_max is None:
+            mu_max, q_max = float(mu.max(initial=0.0)), float(np.abs(q).max(initial=0.0))
+        for name, value in (("W", W), ("q", q), ("mu", mu), ("dim", int(dim)), ("_sparse", False)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_mu_max", float(mu_max))
+        object.__setattr__(self, "_q_exponent", math.frexp(float(q_max))[1])
+        self._freeze()
 
     @property
     def n_c(self) -> int:
