@@ -52,11 +52,12 @@ import numpy as np
 import scipy.linalg as sla
 
 from contactcp._validate import number
-from contactcp.errors import InvalidOptionError, InvalidProblemError, UnknownMethodError
+from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
+from contactcp.simulate.stepping.mass import mass_factor
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -240,11 +241,7 @@ def advance(
     tries a shorter chain of solvers on a large step (a step that will be halved if it fails;
     :data:`~contactcp.simulate.stepping.impulses.QUICK_CHAIN`)."""
     M, f = system.dynamics(t, q, v)
-    try:
-        chol = sla.cho_factor(M)
-    except np.linalg.LinAlgError:
-        hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
-        raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}") from None
+    chol = mass_factor(system, M, t)
     acc = cho_solve(chol, f)
     v_free = v + h * acc
     C = system.contacts(q, v, h)

@@ -117,6 +117,8 @@ class SceneSystem:
         self._qpos = np.array([s.start for s in self._free_q], dtype=np.int64)
         self._vpos = np.array([s.start for s in self._free], dtype=np.int64)
         self._only_free = model.nq == 7 * len(self._free)
+        #: free bodies only: M is constant (each body's velocity in its own axes), factored once (mass.py)
+        self.constant_mass = self._only_free
         # the geometries on free bodies (their speed bound from v directly: a free body's twist is
         # in its own axes, as pinocchio's joint velocity), and the others
         first_v = {j.index: j.v.start for j in scene.joints if j.free}
