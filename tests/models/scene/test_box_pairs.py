@@ -179,3 +179,12 @@ def test_random_pairs_agree_with_coal():
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, atol=2e-5)
     assert crossings > 5
+
+
+def test_a_box_resting_on_a_box_within_rounding_of_aligned_stays_in_closed_form():
+    # turned by 1e-10 rad and shifted by 1e-11 m (a stack after a while): a corner of the lower box
+    # is 1e-11 outside the upper face's projection, within the check's tolerance, not coal's case
+    Ra = pin.rpy.rpyToMatrix(9e-11, -3e-11, 1e-14)
+    code, normal, g, points = _one([1e-11, 1e-11, 0.1 + 1e-16], Ra, [0.05] * 3, [0, 0, 0], np.eye(3), [0.05] * 3)
+    assert code == bp.FOUND and len(points) == 4
+    assert abs(g) < 1e-11 and abs(normal[2] - 1.0) < 1e-15

@@ -13,9 +13,14 @@ query), and without a Python call per pair:
   polytopes is along a face normal of their Minkowski difference, and each of those is one of the
   15 axes.  While they are apart it is a lower bound of the distance, and the distance itself when
   the two supporting features, in the plane normal to the axis, overlap (then the two points
-  above one another are that far apart); that is checked, with the features taken within
-  :data:`WITNESS` of the support plane, and a pair where it fails (a corner passing a corner) is
-  left to coal.  A gap at or above the margin ends the test: the distance is at least the gap.
+  above one another are that far apart).  That is checked with the features taken within
+  ``delta = WITNESS * scale`` of their support planes and overlapping up to ``delta``, so the
+  distance is then within ``delta`` of the gap (between ``gap`` and ``sqrt(gap^2 + (2 delta)^2)``;
+  ``scale`` is 1 m plus the boxes' sizes and centres' distance, ``delta`` about 1e-9 m, coal's GJK
+  tolerance in :mod:`~contactcp.models.scene.coal_pairs`: two boxes resting on one another, turned
+  by 1e-10 rad and shifted by 1e-11 m, stay here); a pair where it fails (a corner passing a
+  corner) is left to coal.  A gap at or above the margin ends the test: the distance is at least
+  the gap.
   Face axes win ties (an edge axis must separate by more than :data:`TIE` relative), so two boxes
   face to face get the face's normal, exact.  The normal points from the second shape to the first.
 * **Patch** (coal's :func:`computeContactPatch`, with its default tolerance): each shape's support
@@ -50,8 +55,9 @@ PATCH_TOLERANCE = 1e-3
 PARALLEL = 1e-6
 #: an edge axis replaces the best face axis only if it separates by more than this times the scale
 TIE = 1e-12
-#: the supporting features of the distance check: within this times the scale of the support plane
-WITNESS = 1e-12
+#: the distance check's tolerance relative to the scale (module docstring), also the patch's
+#: clipping tolerance
+WITNESS = 1e-9
 
 
 @njit(cache=True, nogil=True)
