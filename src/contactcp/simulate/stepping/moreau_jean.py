@@ -56,6 +56,7 @@ from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
+from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, normal_targets
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
 from contactcp.simulate.stepping.mass import mass_factor
 from contactcp.solvers.registry import methods_for, solve
@@ -277,7 +278,7 @@ def advance(
     record = _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory)
     if scheme.projection and n:
         g_pred = C.gap + h * (scheme.theta * u1[:, 0] + (1.0 - scheme.theta) * uk[:, 0])
-        hit, target = _impact_targets(C.e, a, tau, u_imp, u1[:, 0], r[:, 0], h)
+        hit, target = _impact_targets(C.e, a, tau, u_imp, r[:, 0], h)
         if hit.any() or (g_pred < -scheme.projection_tol).any():
             dq = _project(M, chol, C, g_pred, hit, target, scheme, record)
             q1 = system.integrate(q1, dq)
@@ -288,42 +289,33 @@ def advance(
 
 def impact_time(g: np.ndarray, u: np.ndarray, a: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
     """``(tau, u_imp)``: when each contact closes in free motion ``g + u t + a t^2 / 2`` (the first
-    root in ``[0, h]``, ``h`` if none; 0 for a closed contact) and its normal velocity then."""
-    g = np.maximum(g, 0.0)
-    tau = np.full(g.shape, float(h))
-    disc = u * u - 2.0 * a * g
-    ok = disc >= 0
-    root = np.sqrt(np.where(ok, disc, 0.0))
-    # the first root t >= 0 of a t^2 / 2 + u t + g, in the forms that do not cancel: 2 g / (-u + root)
-    # while that denominator is positive, else (u + root) / -a (a closed contact that separates now,
-    # u > 0, and comes back under a < 0 at t = -2 u / a)
-    den = -u + root
-    back = np.where(a < 0, (u + root) / np.where(a < 0, -a, 1.0), np.inf)
-    t1 = np.where(den > 0, 2.0 * g / np.where(den > 0, den, 1.0), back)
-    t1 = np.where(ok & (g == 0) & (u <= 0), 0.0, t1)
-    tau = np.where(ok & (t1 >= 0) & (t1 <= h), t1, tau)
-    return tau, u + a * tau
+    root in ``[0, h]``, ``h`` if none; 0 for a closed contact) and its normal velocity then.  The first
+    root ``t >= 0`` of ``a t^2 / 2 + u t + g`` in the forms that do not cancel: ``2 g / (-u + root)``
+    while that denominator is positive, else ``(u + root) / -a`` (a closed contact that separates now,
+    ``u > 0``, and comes back under ``a < 0`` at ``t = -2 u / a``); compiled
+    (:func:`~contactcp.simulate.stepping.impact_kernels.impact_times`)."""
+    return impact_times(_f64(g), _f64(u), _f64(a), float(h))
+
+
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
 
 
 def _normal_targets(e, u0, a, tau, u_imp, h: float, scheme: Scheme) -> np.ndarray:
     """The least normal velocity ``u*_j`` at the end of the step (module docstring, step 3):
     ``-e u_N(v_k)`` (Siconos), or with ``impact_timing`` for a contact closing at ``tau`` within the
     step, ``max(0, -e u_imp + a (h - tau))``: the rebound at the impact, then free motion."""
-    plain = -e * u0
     if not scheme.impact_timing:
-        return plain
-    closing = (tau < h) & (u_imp < 0)
-    return np.where(closing, np.maximum(0.0, -e * u_imp + a * (h - tau)), plain)
+        return -e * u0
+    return normal_targets(_f64(e), _f64(u0), _f64(a), tau, u_imp, float(h))
 
 
-def _impact_targets(e, a, tau, u_imp, u1, r_n, h: float):
+def _impact_targets(e, a, tau, u_imp, r_n, h: float):
     """``(hit, target)``: the contacts that closed within the step and took an impulse, and the gap
     each should have at the end of the step: for a hit contact, the gap its rebound opens after the
     impact at ``tau``, ``max(0, -e u_imp (h - tau) + a (h - tau)^2 / 2)`` (0 when it comes to rest:
     the trapezoidal rule would leave it hovering where its last free velocity took it); else 0."""
-    hit = (r_n > 0) & (tau < h) & (u_imp < 0)
-    rest = h - tau
-    return hit, np.where(hit, np.maximum(0.0, -e * u_imp * rest + 0.5 * a * rest * rest), 0.0)
+    return impact_targets(_f64(e), _f64(a), tau, u_imp, _f64(r_n), float(h))
 
 
 def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord) -> np.ndarray:

@@ -1,0 +1,71 @@
+"""The impact timing of a Moreau–Jean step, contact by contact, compiled
+(:func:`~contactcp.simulate.stepping.moreau_jean.impact_time` and the step's normal and gap
+targets): the same arithmetic as the array formulas they replace, in the same order, one compiled
+call each instead of a dozen array operations on a few contacts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["impact_times", "normal_targets", "impact_targets"]
+
+
+@njit(cache=True, nogil=True)
+def impact_times(g, u, a, h):
+    """``(tau, u_imp)`` of :func:`~contactcp.simulate.stepping.moreau_jean.impact_time`."""
+    n = g.shape[0]
+    tau = np.empty(n)
+    u_imp = np.empty(n)
+    for j in range(n):
+        gj = g[j] if g[j] > 0.0 else 0.0
+        uj, aj = u[j], a[j]
+        tj = h
+        disc = uj * uj - 2.0 * aj * gj
+        ok = disc >= 0
+        root = math.sqrt(disc) if ok else 0.0
+        den = -uj + root
+        if den > 0:
+            t1 = 2.0 * gj / den
+        elif aj < 0:
+            t1 = (uj + root) / -aj
+        else:
+            t1 = np.inf
+        if ok and gj == 0 and uj <= 0:
+            t1 = 0.0
+        if ok and t1 >= 0 and t1 <= h:
+            tj = t1
+        tau[j] = tj
+        u_imp[j] = uj + aj * tj
+    return tau, u_imp
+
+
+@njit(cache=True, nogil=True)
+def normal_targets(e, u0, a, tau, u_imp, h):
+    """The least end-of-step normal velocities with impact timing (``_normal_targets``)."""
+    n = e.shape[0]
+    out = np.empty(n)
+    for j in range(n):
+        if tau[j] < h and u_imp[j] < 0:
+            x = -e[j] * u_imp[j] + a[j] * (h - tau[j])
+            out[j] = 0.0 if x < 0.0 else x
+        else:
+            out[j] = -e[j] * u0[j]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def impact_targets(e, a, tau, u_imp, r_n, h):
+    """``(hit, target gap)`` of the contacts that closed within the step with an impulse."""
+    n = e.shape[0]
+    hit = np.zeros(n, dtype=np.bool_)
+    target = np.zeros(n)
+    for j in range(n):
+        if r_n[j] > 0 and tau[j] < h and u_imp[j] < 0:
+            hit[j] = True
+            rest = h - tau[j]
+            x = -e[j] * u_imp[j] * rest + 0.5 * a[j] * rest * rest
+            target[j] = 0.0 if x < 0.0 else x
+    return hit, target
