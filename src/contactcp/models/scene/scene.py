@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from contactcp._validate import matrix, number, vector
+from contactcp._validate import _all_finite, matrix, number, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.models.scene.shapes import make_shape, solid_inertia
 
@@ -310,12 +310,11 @@ class Scene:
 
     def check_state(self) -> None:
         """Raise InvalidProblemError unless ``q``, ``v``, ``tau`` have the model's sizes and are finite."""
-        for field, x, n in (
-            ("q", self.q, self.model.nq),
-            ("v", self.v, self.model.nv),
-            ("tau", self.tau, self.model.nv),
-        ):
-            vector(x, field, n)
+        state = (("q", self.q, self.model.nq), ("v", self.v, self.model.nv), ("tau", self.tau, self.model.nv))
+        plain = all(type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) for _, x, n in state)
+        if not (plain and all(_all_finite(x) for _, x, _n in state)):  # else each checked, the field named
+            for field, x, n in state:
+                vector(x, field, n)
         quat, vel, free = self._free_indices()
         if free:  # every free body at once: no effort, a unit quaternion
             no_effort = np.abs(self.tau[vel]).max(axis=1) > 0
