@@ -41,7 +41,8 @@ def machine_line() -> str:
 
 def command_line(script: str) -> str:
     """``Command: `python benchmarks/<script> <args>`.``"""
-    return f"Command: `python benchmarks/{script} {' '.join(sys.argv[1:])}`".rstrip() + "."
+    words = " ".join(["python", f"benchmarks/{script}", *sys.argv[1:]])
+    return f"Command: `{words}`."
 
 
 def median_seconds(fn, repeat: int) -> float:
