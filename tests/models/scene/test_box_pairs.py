@@ -174,10 +174,10 @@ def test_random_pairs_agree_with_coal():
             assert -1e-9 <= t <= 1 + 1e-9 and np.linalg.norm(a + t * (b - a) - x) < 1e-6
             crossings += 1
             continue
-        got = np.array(sorted(c.point.round(5).tolist() for c in ours))
-        want = np.array(sorted(c.point.round(5).tolist() for c in ref))
+        got, want = np.array([c.point for c in ours]), np.array([c.point for c in ref])
         assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, atol=2e-5)
+        dist = np.linalg.norm(got[:, None, :] - want[None, :, :], axis=2)  # each point near one of the other's
+        assert dist.min(axis=1).max() < 2e-5 and dist.min(axis=0).max() < 2e-5
     assert crossings > 5
 
 
