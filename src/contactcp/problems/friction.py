@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactcp._validate import coulomb_data, finite_pair, integer, matrix, real_array, sparse_real, vector
+from contactcp._validate import coulomb_data, integer, matrix, real_array, sparse_real, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.problems._base import Problem, require
 from contactcp.problems._coulomb import coulomb_residual
@@ -122,7 +122,7 @@ class FrictionContactProblem(Problem):
     kind = "FrictionContact"
 
     def __init__(self, W: Any, q: Any, mu: Any, dim: int = 3):
-        if _plain(W, q, mu, dim):  # float64 arrays of matching shapes: checked in two compiled calls
+        if _plain(W, q, mu, dim):  # float64 arrays of matching shapes: their values in one compiled call
             W, q, mu = W.copy(), q.copy(), mu.copy()
             ok, mu_max, q_max = coulomb_data(W, q, mu)
             if ok:
@@ -157,18 +157,18 @@ class FrictionContactProblem(Problem):
         validation was 15 of the 40 microseconds a one-contact global problem spent forming it)."""
         W = np.ascontiguousarray(W, dtype=np.float64)
         q = np.ascontiguousarray(q, dtype=np.float64)
-        if not finite_pair(W, q):
+        ok, mu_max, q_max = coulomb_data(W, q, mu)
+        if not ok:
             return cls(W, q, mu, dim)
         self = cls.__new__(cls)
-        self._set(W, q, mu, dim)
+        self._set(W, q, mu, dim, mu_max, q_max)
         return self
 
-    def _set(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, mu_max=None, q_max=None) -> None:
-        """The attributes of checked dense data (C-contiguous float64, owned here), frozen."""
+    def _set(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, dim: int, mu_max: float, q_max: float) -> None:
+        """The attributes of checked dense data (C-contiguous float64, owned here, with the maxima of
+        ``mu`` and ``|q|`` from :func:`~contactcp._validate.coulomb_data`), frozen."""
         for a in (W, q, mu):
             a.setflags(write=False)
-        if mu_max is None:
-            mu_max, q_max = float(mu.max(initial=0.0)), float(np.abs(q).max(initial=0.0))
         for name, value in (("W", W), ("q", q), ("mu", mu), ("dim", int(dim)), ("_sparse", False)):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_mu_max", float(mu_max))

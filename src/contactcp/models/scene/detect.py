@@ -182,24 +182,17 @@ class ContactSet:
         return out
 
 
-def _pair_array(scene: Scene, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """``pairs`` as a (2, P) array (kept with them)."""
-    cached = getattr(scene, "_pair_array", None)
-    if cached is None or cached[0] is not pairs:
-        cached = (pairs, np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy())
-        scene._pair_array = cached
-    return cached[1]
-
-
 def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: tuple) -> dict:
-    """Per checked pair, its bodies and contact names (``labels[(p, m)]`` for ``m`` points), and its
-    friction (worked out again when the scene's friction values change)."""
+    """Per checked pair, its geometries as a (2, P) array, its bodies and contact names
+    (``labels[(p, m)]`` for ``m`` points), and its friction (worked out again when the scene's
+    friction values change)."""
     cached = getattr(scene, "_pair_data", None)
     if cached is None or cached["pairs"] is not pairs or cached["geoms"] != geoms:
         gm = scene.collision
         bodies = [(scene.body_of(i), scene.body_of(k)) for i, k in pairs]
         prefix = [f"{gm.geometryObjects[i].name}/{gm.geometryObjects[k].name}" for i, k in pairs]
-        cached = {"pairs": pairs, "geoms": geoms, "bodies": bodies, "prefix": prefix, "labels": {}}
+        array = np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()  # (2, P)
+        cached = {"pairs": pairs, "geoms": geoms, "array": array, "bodies": bodies, "prefix": prefix, "labels": {}}
         scene._pair_data = cached
     friction = (frozenset(scene.pair_friction.items()), frozenset(scene.friction.items()), scene.default_friction)
     if cached.get("friction") != friction:
@@ -256,7 +249,8 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     centres = np.einsum("gab,gb->ga", R, centre) + T
     # the world boxes' test for every pair at once: a geometry's local box turned by R spans
     # |R| half-widths about its centre (an infinite box, a plane's, always passes)
-    ii, kk = _pair_array(scene, pairs)
+    data = _pair_data(scene, pairs, geoms)
+    ii, kk = data["array"]
     with np.errstate(invalid="ignore", over="ignore"):
         world_half = np.einsum("gab,gb->ga", np.abs(R), half)
         reach = world_half[ii] + world_half[kk] + margin
@@ -280,7 +274,6 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
         rows = np.concatenate([asked[p] if p in asked else points[p, : count[p]] for p in has.tolist()])
     else:
         rows = points[np.arange(MAX_POINTS)[None, :] < count[:, None]]
-    data = _pair_data(scene, pairs, geoms)
     names: list[str] = []
     bodies: list[tuple[str, str]] = []
     for p, mp in zip(near[has].tolist(), m.tolist()):
