@@ -162,6 +162,17 @@ def test_prox_restarts_a_crawling_inner_solve_with_a_larger_weight():
     assert res.stats["inner_iterations"] <= 50
 
 
+def test_prox_restart_goes_on_from_a_run_still_converging():
+    # OneObject-i1028-138 needs 5 proximal steps from zero: a run cut at 3 has cut its residual more than
+    # in half over its second half, so the restart goes on from its end point (not from a random start)
+    # and finishes in 2 more
+    p = read_fclib(LOCAL / "OneObject-i1028-138.hdf5").local.to_problem()
+    res = ccp.solve(p, "prox", tol=1e-8, max_outer=3, restarts=1)
+    assert res.success and coulomb_error(p.W.toarray(), p.q, p.mu, res.x) <= 1e-8
+    assert res.stats["restart"] == 1 and res.stats["continued"] is True
+    assert res.iterations == 5
+
+
 @pytest.mark.parametrize("method", ["nsgs", "prox", "newton", "admm", None])
 def test_data_near_the_top_of_the_range_do_not_crash(method):
     # |r . u| * 2^(2k) overflows in the residual's diagnostics: they read inf, the measure stays exact
