@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from contactcp.solvers.cone.block_sparse import bsr_sweep, bsr_velocity, csr_to_bsr
 from contactcp.solvers.cone.kernels import _csr_diagonal_blocks, gauss_seidel_sweeps_csr
+from contactcp.solvers.cone.one_contact import block_inverses
 
 
 def _random_W(seed: int, n_c: int, d: int, density: float) -> sp.csr_matrix:
@@ -59,10 +60,11 @@ def test_block_sweeps_are_the_csr_sweeps(seed, d):
     mu = rng.uniform(0.1, 1.0, n_c)
     bptr, bidx, B = csr_to_bsr(W.indptr, W.indices, W.data, d, n_c)
     blocks = _csr_diagonal_blocks(W.indptr, W.indices, W.data, d, n_c)
+    inv = block_inverses(blocks)
     r_csr, r_bsr = np.zeros(n_c * d), np.zeros(n_c * d)
     for _ in range(5):
-        gauss_seidel_sweeps_csr(W.indptr, W.indices, W.data, blocks, q, mu, r_csr, d, 1, 10, -np.ones(n_c), 1e-14)
-        bsr_sweep(bptr, bidx, B, blocks, q, mu, r_bsr, d, 10, -np.ones(n_c), 1e-14)
+        gauss_seidel_sweeps_csr(W.indptr, W.indices, W.data, blocks, inv, q, mu, r_csr, d, 1, 10, -np.ones(n_c), 1e-14)
+        bsr_sweep(bptr, bidx, B, blocks, inv, q, mu, r_bsr, d, 10, -np.ones(n_c), 1e-14)
     scale = np.abs(r_csr).max()
     assert scale > 0
     np.testing.assert_allclose(r_bsr, r_csr, rtol=0, atol=1e-10 * scale)

@@ -147,7 +147,7 @@ def bsr_velocity(bptr, bidx, B, q, r, u, d):
 
 
 @njit(cache=True, nogil=True)
-def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
+def bsr_sweep(bptr, bidx, B, blocks, inv, q, mu, r, d, local_iter, rho, local_tol):
     """One non-smooth Gauss–Seidel sweep in place on ``r``: what
     :func:`~contactcp.solvers.cone.kernels.gauss_seidel_sweeps_csr` does in one sweep, reading ``W``
     block by block (the same local solves, the same order; ``u_i`` summed block by block, for ``d = 3``
@@ -176,4 +176,4 @@ def bsr_sweep(bptr, bidx, B, blocks, q, mu, r, d, local_iter, rho, local_tol):
                     for b in range(d):
                         s += B[k, a, b] * r[j + b]
                     ui[a] += s
-        _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+        _solve_at(blocks[i], inv[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)

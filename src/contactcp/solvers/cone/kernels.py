@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from contactcp.problems._coulomb import project_cone
-from contactcp.solvers.cone.one_contact import block_step, one_contact
+from contactcp.solvers.cone.one_contact import block_inverses, block_step, one_contact_inv
 
 
 @njit(cache=True, nogil=True)
@@ -256,10 +256,11 @@ def _dot(x, y):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _local_solve(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
+def _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
     """Contact ``i``'s local problem with the others frozen (``ui = W_i r + q_i`` at the current ``r``;
-    ``Wii`` its diagonal block), the result written into ``r``: solved exactly by cases
-    (:func:`~contactcp.solvers.cone.one_contact.one_contact`), else (a block with no solution found) by
+    ``Wii`` its diagonal block, ``Winv`` that block's inverse), the result written into ``r``: solved
+    exactly by cases (:func:`~contactcp.solvers.cone.one_contact.one_contact_inv`), else (a block with
+    no solution found) by
     at most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``,
     stopping when a step moves ``r_i`` by less than ``local_tol`` relative.  ``rho[i] < 0`` means
     ``1 / lambda_max`` of ``Wii``'s symmetric part, worked out here when first needed (and stored)."""
@@ -271,7 +272,7 @@ def _local_solve(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
         for b in range(d):
             s -= Wii[a, b] * ri[b]
         x[a] = s
-    if one_contact(Wii, x, mu_i, d, ri):
+    if one_contact_inv(Wii, Winv, x, mu_i, d, ri):
         for a in range(d):
             r[o + a] = ri[a]
         return
@@ -309,18 +310,18 @@ def _local_solve(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _solve_at(Wii, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
+def _solve_at(Wii, Winv, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
     """:func:`_local_solve` with ``d`` written as a constant in each case: the compiler then specialises
     the local solve's loops (a block sweep of FCLIB's Kapla tower 122 -> 107 us, a script, best of
     7 x 100 sweeps)."""
     if d == 3:
-        _local_solve(Wii, ui, r, o, mu_i, rho, i, 3, local_iter, local_tol, x, ri)
+        _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, 3, local_iter, local_tol, x, ri)
     else:
-        _local_solve(Wii, ui, r, o, mu_i, rho, i, 2, local_iter, local_tol, x, ri)
+        _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, 2, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
-def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+def gauss_seidel_sweeps(W, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
 
     Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
@@ -341,11 +342,11 @@ def gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local
             o = i * d
             for a in range(d):
                 ui[a] = q[o + a] + _dot(W[o + a], r)
-            _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+            _solve_at(blocks[i], inv[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
-def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """:func:`gauss_seidel_sweeps` on a sparse ``W`` in CSR form (``indptr``, ``indices``, ``data``): a
     sweep costs one pass over the stored entries, and no dense copy of ``W`` is made."""
     n_c = q.shape[0] // d
@@ -362,7 +363,7 @@ def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, r, d, n_sweeps
                 for k in range(indptr[o + a], indptr[o + a + 1]):
                     s += data[k] * r[indices[k]]
                 ui[a] = s
-            _solve_at(blocks[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+            _solve_at(blocks[i], inv[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
 
 
 @njit(cache=True, nogil=True)
@@ -392,15 +393,16 @@ def sweeps(W, q, mu, r, d, n_sweeps, local_iter, rho, local_tol, blocks=None) ->
     skipped.  The steps are fixed by the data, so they are worked out here once, not at every sweep."""
     if blocks is None:
         blocks = diagonal_blocks(W, d)
+    inv = block_inverses(blocks)
     fro = np.sqrt(np.einsum("iab,iab->i", blocks, blocks))
     with np.errstate(divide="ignore"):
         steps = np.where(fro > 0, np.where(rho > 0, rho, 1.0 / fro), 0.0)
     if hasattr(W, "indptr"):
         gauss_seidel_sweeps_csr(
-            W.indptr, W.indices, W.data, blocks, q, mu, r, d, n_sweeps, local_iter, steps, local_tol
+            W.indptr, W.indices, W.data, blocks, inv, q, mu, r, d, n_sweeps, local_iter, steps, local_tol
         )
     else:
-        gauss_seidel_sweeps(W, blocks, q, mu, r, d, n_sweeps, local_iter, steps, local_tol)
+        gauss_seidel_sweeps(W, blocks, inv, q, mu, r, d, n_sweeps, local_iter, steps, local_tol)
 
 
 @njit(cache=True, nogil=True, inline="always")

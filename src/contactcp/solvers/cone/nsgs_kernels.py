@@ -23,6 +23,7 @@ from contactcp.solvers.cone.kernels import (
     gauss_seidel_sweeps_csr,
     zero_block,
 )
+from contactcp.solvers.cone.one_contact import block_inverses
 
 
 @njit(cache=True, nogil=True)
@@ -55,16 +56,16 @@ def _no_blocks(d):
 
 
 @njit(cache=True, nogil=True)
-def _sweep(S, W, sparse, blocks, q, mu, x, d, local_iter, steps):
+def _sweep(S, W, sparse, blocks, inv, q, mu, x, d, local_iter, steps):
     """One NSGS sweep in place on ``x``: ``S = (indptr, indices, data, bptr, bidx, B)``, the block storage
     when it is filled (:func:`~contactcp.solvers.cone.block_sparse.csr_to_bsr`), else CSR; or dense ``W``."""
     indptr, indices, data, bptr, bidx, B = S
     if not sparse:
-        gauss_seidel_sweeps(W, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
+        gauss_seidel_sweeps(W, blocks, inv, q, mu, x, d, 1, local_iter, steps, 1e-14)
     elif bidx.shape[0] > 0:
-        bsr_sweep(bptr, bidx, B, blocks, q, mu, x, d, local_iter, steps, 1e-14)
+        bsr_sweep(bptr, bidx, B, blocks, inv, q, mu, x, d, local_iter, steps, 1e-14)
     else:
-        gauss_seidel_sweeps_csr(indptr, indices, data, blocks, q, mu, x, d, 1, local_iter, steps, 1e-14)
+        gauss_seidel_sweeps_csr(indptr, indices, data, blocks, inv, q, mu, x, d, 1, local_iter, steps, 1e-14)
 
 
 @njit(cache=True, nogil=True)
@@ -96,7 +97,9 @@ def _norm_diff(a, b):
 
 
 @njit(cache=True, nogil=True)
-def _anderson_sweep(S, W, sparse, blocks, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm):
+def _anderson_sweep(
+    S, W, sparse, blocks, inv, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm
+):
     """Anderson's step: store the pair ``(r = G(x), r - x)``, extrapolate from the stored pairs
     (:func:`~contactcp.solvers.cone.anderson.anderson_candidate`) and sweep from the extrapolated point;
     the point is kept (``x``, ``r`` replaced) when that sweep moves it less than ``fnorm``, the last plain
@@ -110,7 +113,7 @@ def _anderson_sweep(S, W, sparse, blocks, q, mu, d, local_iter, steps, GH, FH, n
     if npairs < 2 or not anderson_candidate(GH, FH, npairs, head, mu, d, cand):
         return 0, False, npairs, head, fnorm
     gc[:] = cand
-    _sweep(S, W, sparse, blocks, q, mu, gc, d, local_iter, steps)
+    _sweep(S, W, sparse, blocks, inv, q, mu, gc, d, local_iter, steps)
     fc = _norm_diff(gc, cand)
     if fc < fnorm:
         x[:] = cand
@@ -161,29 +164,33 @@ def _nsgs_core(
     S = (indptr, indices, data) + _no_blocks(d)
     blocks = _diagonal(indptr, indices, data, W, sparse, d, n_c)
     steps = _block_steps(blocks)
+    inv = block_inverses(blocks)
+    best = r.copy()
+    x = r.copy()
+    _sweep(S, W, sparse, blocks, inv, q, mu, r, d, local_iter, steps)
+    fnorm = _norm_diff(r, x)
+    u = np.empty(n)
+    measure = (False, np.inf, np.inf, np.inf, np.inf, np.inf, 1.0, u)
+    first = measure
+    if certify:  # before the run's work arrays: a problem one sweep solves allocates no more
+        first = coulomb_residual(indptr, indices, data, W, sparse, r, q, mu, d, mu_max)
+        if first[0] and first[1] <= tol:
+            return 0, 1, first[7], first
     qn = 0.0
     for i in range(n):
         qn += q[i] * q[i]
     qn = np.sqrt(qn) if qn > 0.0 else 1.0
-    u = np.empty(n)
     hist_k = np.empty(max_sweeps + 2, dtype=np.int64)
     hist_v = np.empty(max_sweeps + 2)
     m1 = anderson + 1 if anderson > 0 else 1
     GH = np.empty((m1, n))
     FH = np.empty((m1, n))
-    x, cand, gc, best = r.copy(), np.empty(n), np.empty(n), r.copy()
+    cand, gc = np.empty(n), np.empty(n)
     nh, chunk, code, npairs, head, best_v, accel = 0, 1, 1, 0, -1, np.inf, anderson > 0
-    _sweep(S, W, sparse, blocks, q, mu, r, d, local_iter, steps)
-    fnorm = _norm_diff(r, x)
     done, target = 1, 1
-    measure = (False, np.inf, np.inf, np.inf, np.inf, np.inf, 1.0, u)
     while True:
         if done >= target or done >= max_sweeps:
-            m = measure
-            if certify and nh == 0:
-                m = coulomb_residual(indptr, indices, data, W, sparse, r, q, mu, d, mu_max)
-                if m[0] and m[1] <= tol:
-                    return 0, done, m[7], m
+            m = first if nh == 0 else measure
             if m[0]:  # the certified measure is the test's value (its own rounding allowance added)
                 u[:] = m[7]
                 value = m[1]
@@ -213,13 +220,13 @@ def _nsgs_core(
                 S = (indptr, indices, data) + csr_to_bsr(indptr, indices, data, d, n_c)
         if accel:
             used, kept, npairs, head, fnorm = _anderson_sweep(
-                S, W, sparse, blocks, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm
+                S, W, sparse, blocks, inv, q, mu, d, local_iter, steps, GH, FH, npairs, head, x, r, cand, gc, fnorm
             )
             done += used
             if kept or (used and (done >= target or done >= max_sweeps)):
                 continue  # a kept point, or the test first (the plain sweep follows)
         x[:] = r
-        _sweep(S, W, sparse, blocks, q, mu, r, d, local_iter, steps)
+        _sweep(S, W, sparse, blocks, inv, q, mu, r, d, local_iter, steps)
         done += 1
         fnorm = _norm_diff(r, x)
     return code, done, u, measure

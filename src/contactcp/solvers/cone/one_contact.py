@@ -115,32 +115,60 @@ def _check(A, b, mu, r, d, scale):
 
 
 @njit(cache=True, nogil=True)
-def _stick(A, b, d, r):
-    """``r = -A^-1 b`` by Cramer's rule (the point is checked by :func:`_check` afterwards); False when
-    ``A`` is singular."""
+def inverse(A, d, out):
+    """``out = A^-1`` by the adjugate over the determinant (Cramer's rule); ``out[0, 0]`` NaN when ``A`` is
+    singular (a zero or non-finite determinant)."""
     if d == 2:
         det = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
         if det == 0.0 or not math.isfinite(det):
-            return False
-        r[0] = -(b[0] * A[1, 1] - A[0, 1] * b[1]) / det
-        r[1] = -(A[0, 0] * b[1] - b[0] * A[1, 0]) / det
-        return True
+            out[0, 0] = np.nan
+            return
+        out[0, 0] = A[1, 1] / det
+        out[0, 1] = -A[0, 1] / det
+        out[1, 0] = -A[1, 0] / det
+        out[1, 1] = A[0, 0] / det
+        return
     m00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
     m01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
     m02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
     det = A[0, 0] * m00 + A[0, 1] * m01 + A[0, 2] * m02
     if det == 0.0 or not math.isfinite(det):
+        out[0, 0] = np.nan
+        return
+    # row a of the inverse: column a of the adjugate
+    out[0, 0] = m00 / det
+    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) / det
+    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) / det
+    out[1, 0] = m01 / det
+    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) / det
+    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) / det
+    out[2, 0] = m02 / det
+    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) / det
+    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
+
+
+@njit(cache=True, nogil=True)
+def block_inverses(blocks):
+    """:func:`inverse` of each ``d x d`` block of ``blocks`` (``(n_c, d, d)``): a sweep's stick cases are
+    then a product each (:func:`one_contact_inv`)."""
+    n_c, d = blocks.shape[0], blocks.shape[1]
+    out = np.empty((n_c, d, d))
+    for i in range(n_c):
+        inverse(blocks[i], d, out[i])
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stick(Ainv, b, d, r):
+    """``r = -A^-1 b`` from the inverse (:func:`inverse`; the point is checked by :func:`_check`
+    afterwards); False when ``A`` is singular."""
+    if not Ainv[0, 0] == Ainv[0, 0]:
         return False
-    # the inverse is the adjugate over det
-    i10 = A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]
-    i11 = A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]
-    i12 = A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]
-    i20 = A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]
-    i21 = A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]
-    i22 = A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
-    r[0] = -(m00 * b[0] + i10 * b[1] + i20 * b[2]) / det
-    r[1] = -(m01 * b[0] + i11 * b[1] + i21 * b[2]) / det
-    r[2] = -(m02 * b[0] + i12 * b[1] + i22 * b[2]) / det
+    for a in range(d):
+        s = 0.0
+        for k in range(d):
+            s += Ainv[a, k] * b[k]
+        r[a] = -s
     return True
 
 
@@ -174,7 +202,19 @@ def one_contact(A, b, mu, d, r):
     """Solve ``u = A r + b`` under Coulomb's law for one contact (module docstring): True with the
     solution in ``r`` (length ``d``), else False with ``r`` unspecified.  On entry ``r`` holds the current
     iterate: in 3-D its slip direction (:func:`_guess`) starts Newton's method on the slide equation
-    before any sampling."""
+    before any sampling.  :func:`one_contact_inv` with ``A^-1`` worked out here."""
+    Ainv = np.empty((d, d))
+    inverse(A, d, Ainv)
+    return one_contact_inv(A, Ainv, b, mu, d, r)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def one_contact_inv(A, Ainv, b, mu, d, r):
+    """:func:`one_contact` given ``Ainv``, ``A``'s :func:`inverse` (the sweeps work out each block's once).
+    Take-off and stick are tried here, inlined into the sweeps; the slide cases are a call
+    (:func:`_slide_cases`).  FCLIB's Kapla tower, at the iterate of 60 sweeps: a stick case 56 ns with
+    Cramer's rule in a call, 47 ns with the inverse in a call, 24 ns inlined (a script, 100 x 431 stick
+    solves; its whole NSGS solve 17.1 -> 16.1 ms)."""
     scale = 0.0
     for a in range(d):
         scale = max(scale, abs(b[a]))
@@ -183,8 +223,14 @@ def one_contact(A, b, mu, d, r):
             r[a] = 0.0
         return True
     p0, p1, p2 = r[0], r[1], r[2] if d == 3 else 0.0  # the iterate, for the slide's first guess
-    if _stick(A, b, d, r) and _check(A, b, mu, r, d, _size(A, r, d, scale)):
+    if _stick(Ainv, b, d, r) and _check(A, b, mu, r, d, _size(A, r, d, scale)):
         return True
+    return _slide_cases(A, b, mu, d, r, scale, p0, p1, p2)
+
+
+@njit(cache=True, nogil=True)
+def _slide_cases(A, b, mu, d, r, scale, p0, p1, p2):
+    """:func:`one_contact`'s cases after take-off and stick (``b_N < 0``; ``(p0, p1, p2)`` the iterate)."""
     if mu == 0.0:
         if not A[0, 0] > 0.0:
             return False
