@@ -29,7 +29,14 @@ from contactcp.solvers.ucp import enumerate as ucp_enumerate  # noqa: F401
 #: the linear problems end with the MILP search (any matrix; small problems), which the fuzz's
 #: indefinite, negative semidefinite and badly scaled planted problems need (benchmarks/fuzz.py)
 registry.set_default_chain(
-    LCP, "lemke", "interior-point", "merit", ("enumerate", {"max_n": 12}), "milp", finish=finish_linear
+    LCP,
+    "lemke",
+    "interior-point",
+    "merit",
+    ("enumerate", {"max_n": 12}),
+    "milp",
+    finish=finish_linear,
+    first=lemke.chain_first,
 )
 #: mixed and box LCPs end with the exact support enumeration when they have few supports (the
 #: fuzz's planted problems with columns scaled by 2^+-498, which the MILP's tolerances cannot span)

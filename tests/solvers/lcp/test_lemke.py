@@ -493,3 +493,54 @@ def test_box_whose_width_overflows_is_an_honest_failure_not_an_exception():
     p = ccp.BoxLCP([[1.0]], [0.5], [-1e308], [1e308])
     res = ccp.solve(p, "lemke")
     assert res.status is ccp.Status.NUMERICAL_FAILURE and "cannot be formed" in res.message
+
+
+def _first_step_problems():
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=(10, 10))
+    out = [ccp.LCP(A @ A.T + 0.1 * np.eye(10), rng.normal(size=10))]  # solved by the cold start
+    out.append(ccp.LCP([[0.0, -1.0], [1.0, 0.0]], [-1.0, -1.0]))  # a ray: the cold start does not solve
+    return out
+
+
+@pytest.mark.parametrize(("index", "tol"), [(0, 1e-10), (0, 1e-17), (1, 1e-10)])
+def test_chain_first_is_the_registry_run_of_lemke(index, tol):
+    # the default chain's fast first step gives what the registry's run of "lemke" gives, bit for bit,
+    # or None (the registry then runs the step); tol 1e-17 is below the answer's residual (3e-16): the
+    # general certification then says INACCURATE
+    from contactcp.solvers import registry
+    from contactcp.solvers.lcp.lemke import chain_first
+
+    p = _first_step_problems()[index]
+    ref = registry._run(p, registry._step_spec(p, "lemke"), tol, {})
+    fast = chain_first(p, tol)
+    if fast is None:
+        assert index == 1 and ref.status is Status.NO_SOLUTION  # the ray: the registry's run proves it
+        return
+    assert fast.status is (Status.SOLVED if tol == 1e-10 else Status.INACCURATE)
+    assert np.array_equal(fast.x, ref.x) and np.array_equal(fast.w, ref.w)
+    assert (fast.status, fast.iterations, fast.message, fast.method) == (
+        ref.status,
+        ref.iterations,
+        ref.message,
+        ref.method,
+    )
+    assert fast.residual == ref.residual
+    assert np.array_equal(fast.stats["z_basic"], ref.stats["z_basic"])
+    if fast.status is Status.SOLVED:  # the chain stops there (else it goes on to other methods)
+        assert ccp.solve(p, tol=tol).x.tolist() == fast.x.tolist()
+
+
+def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
+    import contactcp.solvers.lcp.lemke as lemke_module
+    from contactcp.solvers.lcp.lemke import chain_first
+
+    def broken(*args):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(lemke_module.K, "lemke_cold_solve", broken)
+    p = _first_step_problems()[0]
+    assert chain_first(p, 1e-10) is None
+    res = ccp.solve(p, tol=1e-10)  # the registry's Lemke reports the failure; the chain goes on
+    assert res.success and res.stats["chain"][0]["method"] == "lemke"
+    assert res.stats["chain"][0]["status"] == "NUMERICAL_FAILURE"
