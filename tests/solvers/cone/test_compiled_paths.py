@@ -17,7 +17,7 @@ from contactcp.solvers.cone.anderson import anderson_candidate as _anderson_cand
 from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, sparse_newton_system, sweeps
 from contactcp.solvers.cone.newton import default_rho
 from contactcp.solvers.cone.nsgs import hopeless
-from contactcp.solvers.cone.nsgs_kernels import _hopeless, nsgs_run
+from contactcp.solvers.cone.nsgs_kernels import BSR_FIRST, _hopeless, nsgs_run
 from support.paths import DATA
 
 LOCAL = DATA / "fclib" / "local"
@@ -77,9 +77,14 @@ def test_hopeless_reads_the_rate_over_64_sweeps():
     assert hopeless([(10, 1e-3), (80, 1e-3)], 1e-8, 10**6)  # no decrease
 
 
-@pytest.mark.parametrize("sparse", [True, False])
-def test_compiled_nsgs_run_is_the_chunked_sweeps(sparse):
-    p = read_fclib(LOCAL / "OneObject-i1028-138.hdf5").local.to_problem()
+@pytest.mark.parametrize(
+    ("sparse", "name"),
+    [(True, "OneObject-i1028-138"), (False, "OneObject-i1028-138"), (True, "Capsules-i125-1213")],
+)
+def test_compiled_nsgs_run_is_the_chunked_sweeps(sparse, name):
+    # OneObject (23 contacts) goes to block storage after the first sweep, Capsules (286) before it
+    p = read_fclib(LOCAL / f"{name}.hdf5").local.to_problem()
+    assert (p.n_c >= BSR_FIRST) == (name == "Capsules-i125-1213")
     W = p.W if sparse else p.W.toarray()
     r = np.zeros(p.size)
     args = (W.indptr, W.indices, W.data, NO_DENSE, True) if sparse else (NO_INT, NO_INT, NO_FLOAT, W, False)
