@@ -13,7 +13,7 @@ FCLIB reader.  Solvers:
 Each (solver, problem) pair runs in its own process, killed when a solve passes ``--timeout``
 seconds (TIMEOUT).  Times: solving only (no file reading or problem building), one untimed
 warm-up, then the median of at least ``--reps`` timed runs, more until they add up to 0.25 s (at
-most 2000; ``fclibbench/worker.py``).  Every answer is checked here (see
+most 20000; ``fclibbench/worker.py``).  Every answer is checked here (see
 ``fclibbench/check.py``): solved means the check passes at ``--tol``, whatever the solver said.
 
     python benchmarks/fclib.py                       # everything -> benchmarks/results/fclib.md (+ .png)
