@@ -32,7 +32,8 @@ from contactcp.problems import generators  # noqa: E402
 TOL = 1e-9
 DEBIAN_PYTHON = "/usr/bin/python3"
 
-SOLVERS = [  # (backend, solver, label)
+SOLVERS = [  # (backend, solver, label); "default": contactcp.solve without a method (the default chain)
+    ("contactcp", "default", "ccp default"),
     ("contactcp", "lemke", "ccp lemke"),
     ("contactcp", "bpp", "ccp bpp"),
     ("contactcp", "pgs", "ccp pgs"),
