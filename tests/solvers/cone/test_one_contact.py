@@ -16,6 +16,7 @@ from contactcp.solvers.cone.nsgs import FIRST_OPTIONS, chain_first
 from contactcp.solvers.cone.nsgs_kernels import _next_chunk
 from contactcp.solvers.cone.one_contact import _quartic_angles, _slide_eq, block_step, one_contact
 from support.paths import DATA
+from support.results import assert_same_result
 
 LOCAL = DATA / "fclib" / "local"
 
@@ -136,14 +137,7 @@ def test_chain_first_is_the_registry_run_of_the_first_step(index):
     spec = registry._step_spec(p, "nsgs")
     assert registry._chain_of(type(p))[0] == ("nsgs", FIRST_OPTIONS)
     fast, ref = chain_first(p, 1e-8), registry._run(p, spec, 1e-8, dict(FIRST_OPTIONS))
-    assert np.array_equal(fast.x, ref.x) and np.array_equal(fast.w, ref.w)
-    assert (fast.status, fast.iterations, fast.message, fast.method) == (
-        ref.status,
-        ref.iterations,
-        ref.message,
-        ref.method,
-    )
-    assert fast.residual == ref.residual
+    assert_same_result(fast, ref)
     # the measure computed in the kernel's call is the problem's own, bit for bit
     assert fast.residual == p._certify(fast.x, None)[0]
 
