@@ -23,6 +23,11 @@ from contactcp.errors import ContactCPError, InvalidOptionError, InvalidProblemE
 from contactcp.problems import Problem
 from contactcp.result import Certificate, Residual, Result, Status
 
+#: the statuses the hot paths test (:func:`certify`, :func:`_solve_chain`), read once: an enum member's
+#: lookup costs a call in Python 3.11
+_SOLVED, _INACCURATE, _ITERATION_LIMIT = Status.SOLVED, Status.INACCURATE, Status.ITERATION_LIMIT
+_NUMERICAL_FAILURE, _NO_SOLUTION = Status.NUMERICAL_FAILURE, Status.NO_SOLUTION
+
 __all__ = [
     "Raw",
     "register",
@@ -418,11 +423,12 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
         tol = float(tol)
     if method is None and not options:
-        steps = _chain_of(type(problem))
-        if len(steps) > 1:
+        kind = type(problem)
+        entry = _CHAIN_OF.get(kind) or _chain_entry(kind)
+        if len(entry[0]) > 1:
             # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays for
             # no test of the others
-            return _solve_chain(problem, steps, tol, _FIRST.get(type(problem)))
+            return _solve_chain(problem, entry[0], tol, _FIRST.get(kind))
     return _run(problem, _lookup(problem, method), tol, options)
 
 
@@ -518,7 +524,7 @@ def _solve_chain(
     t0 = time.perf_counter()
     tried: list[Result] = []
     head = first(problem, tol) if first is not None else None
-    if head is not None and head.status is Status.SOLVED:  # most small problems: no loop, one record
+    if head is not None and head.status is _SOLVED:  # most small problems: no loop, one record
         head.stats["chain"] = [_record(head)]
         head.time = time.perf_counter() - t0
         return head
@@ -607,25 +613,25 @@ def certify(problem: Problem, raw: Raw, tol: float, method: str, elapsed: float)
         if refine is not None and residual.value > tol:
             residual = refine(x, residual, tol)
         if not math.isfinite(residual.value):
-            status = Status.NUMERICAL_FAILURE
+            status = _NUMERICAL_FAILURE
             message = (message + "; " if message else "") + "the answer contains non-finite values"
-        elif status is Status.SOLVED:
+        elif status is _SOLVED:
             if not residual.value <= tol:
-                status = Status.INACCURATE
+                status = _INACCURATE
                 message = f"solver stopped but the independent residual {residual.value:.3e} exceeds tol {tol:.1e}" + (
                     f" ({message})" if message else ""
                 )
-        elif status in (Status.INACCURATE, Status.ITERATION_LIMIT) and residual.value <= tol:
+        elif status in (_INACCURATE, _ITERATION_LIMIT) and residual.value <= tol:
             message = (
                 f"{status.name.lower()} per the solver, but the independent residual "
                 f"{residual.value:.3e} is within tol" + (f" ({message})" if message else "")
             )
-            status = Status.SOLVED
-    elif status is Status.SOLVED:
-        status = Status.NUMERICAL_FAILURE
+            status = _SOLVED
+    elif status is _SOLVED:
+        status = _NUMERICAL_FAILURE
         message = "solver reported success without a point"
     cert = raw.certificate
-    if status is Status.NO_SOLUTION and cert is not None and not cert.verified:
-        status = Status.INACCURATE
+    if status is _NO_SOLUTION and cert is not None and not cert.verified:
+        status = _INACCURATE
         message = "infeasibility certificate failed its check: " + message
     return Result(x, status, residual, method, tol, int(raw.iterations), elapsed, message, w, cert, raw.stats)

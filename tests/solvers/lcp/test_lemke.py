@@ -501,10 +501,12 @@ def _first_step_problems():
     A = rng.normal(size=(10, 10))
     out = [ccp.LCP(A @ A.T + 0.1 * np.eye(10), rng.normal(size=10))]  # solved by the cold start
     out.append(ccp.LCP([[0.0, -1.0], [1.0, 0.0]], [-1.0, -1.0]))  # a ray: the cold start does not solve
+    # solved, and a row of terms near overflow that floating point cannot bound: measured exactly
+    out.append(ccp.LCP([[1e300, 1.0], [1.0, 2.0]], [-1e300, -1.0]))
     return out
 
 
-@pytest.mark.parametrize(("index", "tol"), [(0, 1e-10), (0, 1e-17), (1, 1e-10)])
+@pytest.mark.parametrize(("index", "tol"), [(0, 1e-10), (0, 1e-17), (1, 1e-10), (2, 1e-10)])
 def test_chain_first_is_the_registry_run_of_lemke(index, tol):
     # the default chain's fast first step gives what the registry's run of "lemke" gives, bit for bit,
     # or None (the registry then runs the step); tol 1e-17 is below the answer's residual (3e-16): the
@@ -533,6 +535,7 @@ def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(lemke_module.K, "lemke_cold_solve", broken)
+    monkeypatch.setattr(lemke_module.K, "lemke_cold_measured", broken)
     p = _first_step_problems()[0]
     assert chain_first(p, 1e-10) is None
     res = ccp.solve(p, tol=1e-10)  # the registry's Lemke reports the failure; the chain goes on

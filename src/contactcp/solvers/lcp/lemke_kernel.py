@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from contactcp.problems._kernels import lcp_residual_parts
+
 SOLVED, RAY, ITER_LIMIT, SINGULAR, BAD_START = 0, 1, 2, 3, 4
 
 
@@ -486,3 +488,33 @@ def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
     dd = np.ones(n) if d.shape[0] == 0 else d
     AT = cold_start_columns(M, q, dd)
     return lemke_solve(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
+
+
+@njit(cache=True, nogil=True)
+def lemke_cold_measured(M, q, free, max_iter, piv_tol, lexico, check_every):
+    """:func:`lemke_cold_solve` with the all-ones covering vector and, when it solved, the
+    problem's own residual of its ``z`` (:func:`~contactcp.problems._kernels.lcp_residual_parts`,
+    the certifier's compiled kernel, on the same array) in the same call: a small LCP's solve is
+    mostly the cost of calls and of the arrays they hand back.
+
+    Layout: :func:`lemke_solve`'s ``5 + 3n`` entries, then ``[value, natural, z_viol, w_viol,
+    |z.w|, equation, scale, rows]`` (``rows``: how many rows floating point could not decide, -1
+    when not measured) and ``w`` (n)."""
+    n = q.shape[0]
+    out = lemke_cold_solve(M, q, np.zeros(0), max_iter, piv_tol, lexico, check_every)
+    m = 5 + 3 * n
+    full = np.zeros(m + 8 + n)
+    full[:m] = out
+    full[m + 7] = -1.0
+    if out[0] == SOLVED:
+        w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, out[4 : 4 + n], free)
+        full[m] = value
+        full[m + 1] = natural
+        full[m + 2] = zv
+        full[m + 3] = wv
+        full[m + 4] = zw
+        full[m + 5] = eq
+        full[m + 6] = scale
+        full[m + 7] = rows.shape[0]
+        full[m + 8 :] = w
+    return full
