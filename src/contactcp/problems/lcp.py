@@ -21,6 +21,9 @@ from contactcp.result import Certificate, Residual
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
 
 
+_F64 = np.dtype(np.float64)  # the native float64 (a byte-swapped one takes the general path)
+
+
 @functools.lru_cache(maxsize=64)
 def _no_free(n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
@@ -65,23 +68,19 @@ class LCP(_Linear):
         if (
             type(M) is np.ndarray
             and type(q) is np.ndarray
-            and M.dtype == np.float64
-            and q.dtype == np.float64
-            and M.ndim == 2
+            and M.dtype is _F64
+            and q.dtype is _F64
             and q.ndim == 1
-            and M.shape[0] == M.shape[1] == q.shape[0] >= 1
+            and M.shape == (q.shape[0], q.shape[0])
+            and q.shape[0]
         ):
-            # fast path for the common call (float64 arrays of matching shapes): one
+            # fast path for the common call (native float64 arrays of matching shapes): one
             # compiled finiteness check; anything unusual takes the general path below
             M, q = M.copy(), q.copy()
             if finite_pair(M, q):
                 M.setflags(write=False)
                 q.setflags(write=False)
-                setattr_ = object.__setattr__
-                setattr_(self, "M", M)
-                setattr_(self, "q", q)
-                setattr_(self, "_free", _no_free(q.shape[0]))
-                setattr_(self, "_frozen", True)
+                self.__dict__.update(M=M, q=q, _free=_no_free(q.shape[0]), _frozen=True)
                 return
         M = matrix(M, "M", square=True)
         n = M.shape[0]

@@ -580,7 +580,7 @@ def _record(r: Result) -> dict[str, Any]:
     """A chain step's entry in ``stats["chain"]``."""
     return {
         "method": r.method,
-        "status": r.status.name,
+        "status": r.status._name_,  # the enum's stored name (``.name`` is a property: a call per read)
         "residual": None if r.residual is None else float(r.residual.value),
         "time": r.time,
         "message": r.message,

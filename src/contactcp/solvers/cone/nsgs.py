@@ -99,8 +99,8 @@ def chain_first(problem: FrictionContactProblem, tol: float):
     if not -homogeneous.LIMIT <= problem._q_exponent <= homogeneous.LIMIT:
         return None
     t0 = time.perf_counter()
-    W = problem.W if problem.sparse else np.ascontiguousarray(problem.W)
-    r = np.zeros(problem.size)
+    W = problem.W if problem._sparse else np.ascontiguousarray(problem.W)
+    r = np.zeros(problem.q.shape[0])
     try:
         code, done, measure = nsgs_measured(
             *_storage(problem, W), problem.q, problem.mu, r, problem.dim, _SWEEPS, _LOCAL_ITER, tol,
@@ -110,7 +110,7 @@ def chain_first(problem: FrictionContactProblem, tol: float):
         return None
     residual, u = problem._measured(measure)
     if code == 0 and residual.value <= tol:  # what certify() makes of it, without the Raw in between
-        return Result(r, Status.SOLVED, residual, "nsgs", tol, done, time.perf_counter() - t0, _MESSAGES[0], u)
+        return Result(r, _SOLVED, residual, "nsgs", tol, done, time.perf_counter() - t0, _MESSAGES[0], u)
     raw = _raw(r, code, done, _SWEEPS, None)
     raw.measured = residual, u
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
@@ -140,6 +140,7 @@ def _measured_run(problem, W, r, tol, max_sweeps, local_iter, give_up, anderson)
 _NO_INT = np.zeros(0, dtype=np.int32)
 _NO_FLOAT = np.zeros(0)
 _NO_DENSE = np.zeros((0, 0))
+_SOLVED = Status.SOLVED
 _MESSAGES = ("converged", "no convergence in {} sweeps", "converging too slowly after {} sweeps")
 
 
@@ -154,7 +155,7 @@ def _nsgs(problem, tol, W, q, mu, d, r, max_sweeps, local_iter, give_up, anderso
 
 def _storage(problem, W) -> tuple:
     """``W`` as the kernels take it: CSR arrays or a dense array."""
-    if problem.sparse:
+    if problem._sparse:
         return W.indptr, W.indices, W.data, _NO_DENSE, True
     return _NO_INT, _NO_INT, _NO_FLOAT, W, False
 
