@@ -42,19 +42,16 @@ _COLD, _COLD_EQUILIBRATED = "cold start", "cold start" + _EQUILIBRATED
 _SOLVED = Status.SOLVED
 
 
-def _stats(out: np.ndarray, n: int) -> dict[str, Any]:
-    """The ``stats`` of a cold-start run that ended with the artificial variable out of the basis."""
-    return {
-        "pivots": int(out[1]),
+def _solved(out: np.ndarray, n: int) -> Raw:
+    """The :class:`Raw` of a cold-start run that ended with the artificial variable out of the basis."""
+    pivots = int(out[1])
+    stats = {
+        "pivots": pivots,
         "refactorizations": int(out[2]),
         "z_basic": out[4 + 2 * n : 4 + 3 * n].astype(bool),
         "start": _COLD_EQUILIBRATED if out[4 + 3 * n] else _COLD,
     }
-
-
-def _solved(out: np.ndarray, n: int) -> Raw:
-    """The :class:`Raw` of a cold-start run that ended with the artificial variable out of the basis."""
-    return Raw(out[4 : 4 + n], _SOLVED, int(out[1]), _SOLVED_TEXT, None, None, _stats(out, n))
+    return Raw(out[4 : 4 + n], _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
 
 
 def chain_first(problem: LCP, tol: float) -> Result | None:
@@ -70,24 +67,31 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
         return None
     t0 = time.perf_counter()
     n = problem.q.shape[0]
+    out = np.empty(K.HEAD + 3 * n)
     try:
-        out = K.lemke_cold_measured(problem.M, problem.q, problem._free, max(1000, 50 * n), 1e-11, True, 16)
+        K.lemke_cold_measured(problem.M, problem.q, problem._free, out, max(1000, 50 * n), 1e-11, True, 16)
     except (ArithmeticError, ValueError, RuntimeError):
         return None
-    if out[0] != K.SOLVED:
+    head = out[: K.HEAD].tolist()
+    if head[0] != K.SOLVED:
         return None
-    m = 5 + 3 * n
-    x = out[4 : 4 + n]
-    if out[m + 7] == 0.0:  # every row decided in floating point: the measure is complete
-        residual, w = tuple.__new__(Residual, out[m : m + 7].tolist()), out[m + 8 :]
+    x = out[K.HEAD : K.HEAD + n]
+    if head[4] == 0.0:  # every row decided in floating point: the measure is complete
+        residual, w = tuple.__new__(Residual, head[5:]), out[K.HEAD + n : K.HEAD + 2 * n]
     else:  # rows to evaluate exactly: the problem's own measure in full
         residual, w = linear_residual(problem.M, problem.q, x, problem._free)
+    pivots = int(head[1])
+    stats = {
+        "pivots": pivots,
+        "refactorizations": int(head[2]),
+        "z_basic": out[K.HEAD + 2 * n :].astype(bool),
+        "start": _COLD_EQUILIBRATED if head[3] else _COLD,
+    }
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)
-        pivots = int(out[1])
         return Result(
-            x, _SOLVED, residual, "lemke", tol, pivots, time.perf_counter() - t0, _SOLVED_TEXT, w, None, _stats(out, n)
+            x, _SOLVED, residual, "lemke", tol, pivots, time.perf_counter() - t0, _SOLVED_TEXT, w, None, stats
         )
-    raw = _solved(out, n)
+    raw = Raw(x, _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
     raw.measured = residual, w
     return certify(problem, raw, tol, "lemke", time.perf_counter() - t0)
 
