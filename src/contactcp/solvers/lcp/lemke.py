@@ -67,24 +67,23 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
         return None
     t0 = time.perf_counter()
     n = problem.q.shape[0]
-    out = np.empty(K.HEAD + 3 * n)
+    zwb = np.empty(3 * n)
     try:
-        K.lemke_cold_measured(problem.M, problem.q, problem._free, out, max(1000, 50 * n), 1e-11, True, 16)
+        head = K.lemke_cold_measured(problem.M, problem.q, problem._free, zwb, max(1000, 50 * n), 1e-11, True, 16)
     except (ArithmeticError, ValueError, RuntimeError):
         return None
-    head = out[: K.HEAD].tolist()
     if head[0] != K.SOLVED:
         return None
-    x = out[K.HEAD : K.HEAD + n]
-    if head[4] == 0.0:  # every row decided in floating point: the measure is complete
-        residual, w = tuple.__new__(Residual, head[5:]), out[K.HEAD + n : K.HEAD + 2 * n]
+    x = zwb[:n]
+    if head[4] == 0:  # every row decided in floating point: the measure is complete
+        residual, w = tuple.__new__(Residual, head[5:]), zwb[n : 2 * n]
     else:  # rows to evaluate exactly: the problem's own measure in full
         residual, w = linear_residual(problem.M, problem.q, x, problem._free)
-    pivots = int(head[1])
+    pivots = head[1]
     stats = {
         "pivots": pivots,
-        "refactorizations": int(head[2]),
-        "z_basic": out[K.HEAD + 2 * n :].astype(bool),
+        "refactorizations": head[2],
+        "z_basic": zwb[2 * n :].astype(bool),
         "start": _COLD_EQUILIBRATED if head[3] else _COLD,
     }
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)

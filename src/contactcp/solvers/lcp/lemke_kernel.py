@@ -490,39 +490,25 @@ def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
     return lemke_solve(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
 
 
-#: :func:`lemke_cold_measured`'s scalars, read at once: status, pivots, refactorizations,
-#: equilibrated, undecided rows (-1: not measured), then the residual's value, natural, z_viol,
-#: w_viol, |z.w|, equation, scale
-HEAD = 12
-
-
 @njit(cache=True, nogil=True)
-def lemke_cold_measured(M, q, free, full, max_iter, piv_tol, lexico, check_every):
+def lemke_cold_measured(M, q, free, zwb, max_iter, piv_tol, lexico, check_every):
     """:func:`lemke_cold_solve` with the all-ones covering vector and, when it solved, the
     problem's own residual of its ``z`` (:func:`~contactcp.problems._kernels.lcp_residual_parts`,
     the certifier's compiled kernel, on the same array) in the same call: a small LCP's solve is
     mostly the cost of calls and of the arrays they hand back.
 
-    The answer goes into ``full`` (length ``HEAD + 3 n``; an array handed in costs less than one
-    handed back): the :data:`HEAD` scalars, then ``z`` (n), ``w`` (n) and ``z_basic`` (n)."""
+    ``z``, ``w`` and ``z_basic`` go into ``zwb`` (length ``3 n``; an array handed in costs less than
+    one handed back); returned: ``(status, pivots, refactorizations, equilibrated, rows, value,
+    natural, z_viol, w_viol, |z.w|, equation, scale)``, ``rows`` the rows floating point could not
+    decide (-1 and zeros when not measured)."""
     n = q.shape[0]
     out = lemke_cold_solve(M, q, np.zeros(0), max_iter, piv_tol, lexico, check_every)
-    full[:] = 0.0
-    full[0] = out[0]
-    full[1] = out[1]
-    full[2] = out[2]
-    full[3] = out[4 + 3 * n]
-    full[4] = -1.0
-    full[HEAD : HEAD + n] = out[4 : 4 + n]
-    full[HEAD + 2 * n :] = out[4 + 2 * n : 4 + 3 * n]
-    if out[0] == SOLVED:
-        w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, out[4 : 4 + n], free)
-        full[4] = rows.shape[0]
-        full[5] = value
-        full[6] = natural
-        full[7] = zv
-        full[8] = wv
-        full[9] = zw
-        full[10] = eq
-        full[11] = scale
-        full[HEAD + n : HEAD + 2 * n] = w
+    zwb[:] = 0.0
+    zwb[:n] = out[4 : 4 + n]
+    zwb[2 * n :] = out[4 + 2 * n : 4 + 3 * n]
+    st, piv, refactors, equilibrated = int(out[0]), int(out[1]), int(out[2]), out[4 + 3 * n] != 0.0
+    if st != SOLVED:
+        return st, piv, refactors, equilibrated, -1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, zwb[:n], free)
+    zwb[n : 2 * n] = w
+    return st, piv, refactors, equilibrated, rows.shape[0], value, natural, zv, wv, zw, eq, scale
