@@ -80,7 +80,8 @@ class LCP(_Linear):
             if finite_pair(M, q):
                 M.setflags(write=False)
                 q.setflags(write=False)
-                self.__dict__.update(M=M, q=q, _free=_no_free(q.shape[0]), _frozen=True)
+                fields = self.__dict__
+                fields["M"], fields["q"], fields["_free"], fields["_frozen"] = M, q, _no_free(q.shape[0]), True
                 return
         M = matrix(M, "M", square=True)
         n = M.shape[0]
