@@ -337,7 +337,8 @@ def set_default_chain(
     step does not set them).  ``first(problem, tol)``, when given, runs the chain's first step with
     its options for :func:`solve`, as :func:`_run` would (the same certified :class:`Result`), but
     without the per-call option handling: for the many small problems of a time-stepping loop; it
-    returns None where it does not apply, and the step then runs as the others do."""
+    returns None where it does not apply, and the step then runs as the others do.  A first step
+    without options is run by ``first`` also when named: ``solve(problem, name)``."""
     _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
     _CHAIN_OF.clear()
     _FIRST.pop(problem_type, None)
@@ -422,14 +423,26 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol <= 0:
             raise InvalidOptionError("tol", f"must be a positive finite number, got {tol!r}")
         tol = float(tol)
-    if method is None and not options:
+    if not options:
         kind = type(problem)
-        entry = _CHAIN_OF.get(kind) or _chain_entry(kind)
-        if len(entry[0]) > 1:
-            # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays for
-            # no test of the others
-            return _solve_chain(problem, entry[0], tol, _FIRST.get(kind))
+        if method is None:
+            entry = _CHAIN_OF.get(kind) or _chain_entry(kind)
+            if len(entry[0]) > 1:
+                # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays
+                # for no test of the others
+                return _solve_chain(problem, entry[0], tol, _FIRST.get(kind))
+        elif kind in _FIRST and _names_first_step(kind, method):
+            res = _FIRST[kind](problem, tol)  # the same Result as _run's, or None
+            if res is not None:
+                return res
     return _run(problem, _lookup(problem, method), tol, options)
+
+
+def _names_first_step(kind: type, method: Any) -> bool:
+    """Whether ``method`` names the first step of ``kind``'s default chain and that step has no options:
+    its ``first`` (:func:`set_default_chain`) then runs a call of the method without options too."""
+    steps = (_CHAIN_OF.get(kind) or _chain_entry(kind))[0]
+    return bool(steps) and type(method) is str and not steps[0][1] and steps[0][0] == method.lower()
 
 
 def solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], tol: float = DEFAULT_TOL) -> Result:

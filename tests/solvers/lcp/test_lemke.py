@@ -525,6 +525,7 @@ def test_chain_first_is_the_registry_run_of_lemke(index, tol):
     assert np.array_equal(fast.stats["z_basic"], ref.stats["z_basic"])
     if fast.status is Status.SOLVED:  # the chain stops there (else it goes on to other methods)
         assert ccp.solve(p, tol=tol).x.tolist() == fast.x.tolist()
+    assert_same_result(ccp.solve(p, "lemke", tol=tol), ref)  # the method named: the same fast step
 
 
 def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
