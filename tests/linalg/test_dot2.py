@@ -68,3 +68,17 @@ def test_affine_row_cancellation_is_exact_and_flags_overflow():
     # terms near overflow: the bound is not valid, the row is flagged for exact evaluation
     _, _, risky = affine_row(np.array([[1e300, 1.0]]), np.array([1.0, 1.0]), np.array([0.0]), 0)
     assert risky
+
+
+def test_affine_row_flags_underflow_nan_and_overflowing_sums():
+    # a product in the subnormal range loses bits: not declared exact, and the bound covers the loss
+    a = 2.0**-540 * (1.0 + 2.0**-30)
+    v, allow, risky = affine_row(np.array([[a]]), np.array([a]), np.zeros(1), 0)
+    assert allow > 0.0 and not risky
+    assert abs(Fraction(v) - Fraction(a) * Fraction(a)) <= Fraction(allow)
+    # factors in range whose product overflows, and a sum that overflows: flagged for exact evaluation
+    assert affine_row(np.array([[1e160]]), np.array([1e160]), np.zeros(1), 0)[2]
+    assert affine_row(np.array([[1e289, 1e289]]), np.array([1e19, 1e19]), np.zeros(1), 0)[2]
+    # a NaN in the point: never declared exact
+    v, allow, risky = affine_row(np.array([[1.0, 2.0]]), np.array([np.nan, 1.0]), np.zeros(1), 0)
+    assert np.isnan(v) and not allow == 0.0

@@ -1,6 +1,6 @@
 """Error-free transformations and compensated dot products (compiled).
 
-``TwoProduct`` (Dekker / Veltkamp) and ``TwoSum`` (Knuth) split a product or a sum into its
+``TwoProduct`` (by a fused multiply-add) and ``TwoSum`` (Knuth) split a product or a sum into its
 rounded value and its exact error; Ogita, Rump & Oishi's ``Dot2`` (*Accurate sum and dot
 product*, SIAM J. Sci. Comput. 26 (2005)) builds on them a dot product as accurate as if computed
 in twice the working precision, with a rigorous bound of its error.  The problems' residuals

@@ -506,26 +506,41 @@ def _first_step_problems():
     return out
 
 
-@pytest.mark.parametrize(("index", "tol"), [(0, 1e-10), (0, 1e-17), (1, 1e-10), (2, 1e-10)])
-def test_chain_first_is_the_registry_run_of_lemke(index, tol):
+_FIRST_STEP_CASES = [
+    (0, 1e-10, Status.SOLVED),
+    (0, 1e-17, Status.INACCURATE),  # tol below the answer's residual (3e-16): the general certification
+    (1, 1e-10, Status.NO_SOLUTION),  # the ray, proved by the Farkas check after the cold start
+    (2, 1e-10, Status.SOLVED),  # on the equilibrated problem, a row measured exactly
+]
+
+
+@pytest.mark.parametrize(("index", "tol", "status"), _FIRST_STEP_CASES)
+def test_chain_first_is_the_registry_run_of_lemke(index, tol, status, monkeypatch):
     # the default chain's fast first step gives what the registry's run of "lemke" gives, bit for bit,
-    # or None (the registry then runs the step); tol 1e-17 is below the answer's residual (3e-16): the
-    # general certification then says INACCURATE
+    # and so does the method named, which runs the same fast step
     from contactcp.solvers import registry
     from contactcp.solvers.lcp.lemke import chain_first
 
     p = _first_step_problems()[index]
     ref = registry._run(p, registry._step_spec(p, "lemke"), tol, {})
     fast = chain_first(p, tol)
-    if fast is None:
-        assert index == 1 and ref.status is Status.NO_SOLUTION  # the ray: the registry's run proves it
-        return
-    assert fast.status is (Status.SOLVED if tol == 1e-10 else Status.INACCURATE)
+    assert fast.status is status
     assert_same_result(fast, ref)
-    assert np.array_equal(fast.stats["z_basic"], ref.stats["z_basic"])
+    arrays = ("z_basic", "ray")
+    assert {k: v for k, v in fast.stats.items() if k not in arrays} == {
+        k: v for k, v in ref.stats.items() if k not in arrays
+    }
+    for key in arrays:
+        assert (key in fast.stats) == (key in ref.stats)
+        assert key not in ref.stats or np.array_equal(fast.stats[key], ref.stats[key])
+    assert (fast.certificate is None) == (ref.certificate is None)
+    assert fast.certificate is None or fast.certificate.verified == ref.certificate.verified
     if fast.status is Status.SOLVED:  # the chain stops there (else it goes on to other methods)
         assert ccp.solve(p, tol=tol).x.tolist() == fast.x.tolist()
-    assert_same_result(ccp.solve(p, "lemke", tol=tol), ref)  # the method named: the same fast step
+    calls = []
+    monkeypatch.setitem(registry._FIRST, ccp.LCP, lambda *args: calls.append(1) or chain_first(*args))
+    assert_same_result(ccp.solve(p, "lemke", tol=tol), ref)
+    assert calls == [1]  # the method named ran the fast step
 
 
 def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):

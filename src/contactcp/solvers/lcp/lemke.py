@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from contactcp._validate import index_mask, vector
-from contactcp.errors import InvalidOptionError
+from contactcp.errors import ContactCPError, InvalidOptionError
 from contactcp.problems import LCP, BoxLCP, MixedLCP
 from contactcp.problems._base import linear_residual
 from contactcp.result import Residual, Result, Status
@@ -56,34 +56,37 @@ def _solved(out: np.ndarray, n: int) -> Raw:
 
 def chain_first(problem: LCP, tol: float) -> Result | None:
     """The default chain's first step, ``lemke`` without options, for :func:`contactcp.solve` on a
-    plain LCP: when the cold start solves, the same certified result as the registry's run, without
-    its per-call handling (option checks, ``np.errstate``, the chain's loop), and with the problem's
-    own residual measured in the same compiled call (:func:`K.lemke_cold_measured`; a small LCP's
-    solve was mostly calls and their returned arrays: n = 10, the solve 13.8 -> 10.2 -> 6.9 us, a
-    script, best of 5 x 20000).  None otherwise (another problem type, a cold start that did not
-    solve, a compiled call that raised): the registry's run then does the step, restarts and status
-    included."""
+    plain LCP (and for ``solve(problem, "lemke")``): the same certified result as the registry's
+    run, without its per-call handling (option checks, the chain's loop), and with the problem's
+    own residual measured in the same compiled call as the cold start
+    (:func:`K.lemke_cold_measured`; a small LCP's solve was mostly calls and their returned arrays:
+    n = 10, build + solve 16.5 -> 8.7 us, a script, best of 5 x 20000).  A cold start that does
+    not solve goes on as the registry's run does (restarts, Farkas proof), from that run.  None for
+    another problem type and when a compiled call raises: the registry's run then does the step
+    and reports the failure."""
     if type(problem) is not LCP:
         return None
     t0 = time.perf_counter()
     n = problem.q.shape[0]
-    zwb = np.empty(3 * n)
+    m = 5 + 3 * n
+    buf = np.empty(m + n)
+    max_iter = max(1000, 50 * n)
     try:
-        head = K.lemke_cold_measured(problem.M, problem.q, problem._free, zwb, max(1000, 50 * n), 1e-11, True, 16)
+        head = K.lemke_cold_measured(problem.M, problem.q, problem._free, buf, max_iter, 1e-11, True, 16)
     except (ArithmeticError, ValueError, RuntimeError):
         return None
     if head[0] != K.SOLVED:
-        return None
-    x = zwb[:n]
+        return _after_cold(problem, tol, buf[:m], max_iter, t0)
+    x = buf[4 : 4 + n]
     if head[4] == 0:  # every row decided in floating point: the measure is complete
-        residual, w = tuple.__new__(Residual, head[5:]), zwb[n : 2 * n]
+        residual, w = tuple.__new__(Residual, head[5:]), buf[m:]
     else:  # rows to evaluate exactly: the problem's own measure in full
         residual, w = linear_residual(problem.M, problem.q, x, problem._free)
     pivots = head[1]
     stats = {
         "pivots": pivots,
         "refactorizations": head[2],
-        "z_basic": zwb[2 * n :].astype(bool),
+        "z_basic": buf[4 + 2 * n : m - 1].astype(bool),
         "start": _COLD_EQUILIBRATED if head[3] else _COLD,
     }
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)
@@ -92,6 +95,20 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
         )
     raw = Raw(x, _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
     raw.measured = residual, w
+    return certify(problem, raw, tol, "lemke", time.perf_counter() - t0)
+
+
+def _after_cold(problem: LCP, tol: float, out: np.ndarray, max_iter: int, t0: float) -> Result | None:
+    """:func:`chain_first` after a cold start that did not solve: what the registry's run of ``lemke``
+    does with it (:func:`lemke_lcp`'s restarts from its outcome, the Farkas proof of a ray), with the
+    registry's floating-point handling; None when that raises (the registry's run then reports it)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            raw = lemke_lcp(problem, tol, first=_interpret(problem, tol, out, False, max_iter, "cold start"))
+    except ContactCPError:
+        raise
+    except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError):
+        return None
     return certify(problem, raw, tol, "lemke", time.perf_counter() - t0)
 
 

@@ -491,24 +491,23 @@ def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
 
 
 @njit(cache=True, nogil=True)
-def lemke_cold_measured(M, q, free, zwb, max_iter, piv_tol, lexico, check_every):
+def lemke_cold_measured(M, q, free, buf, max_iter, piv_tol, lexico, check_every):
     """:func:`lemke_cold_solve` with the all-ones covering vector and, when it solved, the
     problem's own residual of its ``z`` (:func:`~contactcp.problems._kernels.lcp_residual_parts`,
     the certifier's compiled kernel, on the same array) in the same call: a small LCP's solve is
     mostly the cost of calls and of the arrays they hand back.
 
-    ``z``, ``w`` and ``z_basic`` go into ``zwb`` (length ``3 n``; an array handed in costs less than
-    one handed back); returned: ``(status, pivots, refactorizations, equilibrated, rows, value,
-    natural, z_viol, w_viol, |z.w|, equation, scale)``, ``rows`` the rows floating point could not
-    decide (-1 and zeros when not measured)."""
+    The arrays go into ``buf`` (length ``5 + 4 n``; an array handed in costs less than one handed
+    back): :func:`lemke_solve`'s layout (:func:`unpack`), then ``w``.  Returned: ``(status, pivots,
+    refactorizations, equilibrated, rows, value, natural, z_viol, w_viol, |z.w|, equation, scale)``,
+    ``rows`` the rows floating point could not decide (-1 and zeros when not measured)."""
     n = q.shape[0]
-    out = lemke_cold_solve(M, q, np.zeros(0), max_iter, piv_tol, lexico, check_every)
-    zwb[:] = 0.0
-    zwb[:n] = out[4 : 4 + n]
-    zwb[2 * n :] = out[4 + 2 * n : 4 + 3 * n]
-    st, piv, refactors, equilibrated = int(out[0]), int(out[1]), int(out[2]), out[4 + 3 * n] != 0.0
+    m = 5 + 3 * n
+    buf[:m] = lemke_cold_solve(M, q, np.zeros(0), max_iter, piv_tol, lexico, check_every)
+    st, piv, refactors, equilibrated = int(buf[0]), int(buf[1]), int(buf[2]), buf[m - 1] != 0.0
     if st != SOLVED:
+        buf[m:] = 0.0
         return st, piv, refactors, equilibrated, -1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, zwb[:n], free)
-    zwb[n : 2 * n] = w
+    w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, buf[4 : 4 + n], free)
+    buf[m:] = w
     return st, piv, refactors, equilibrated, rows.shape[0], value, natural, zv, wv, zw, eq, scale
