@@ -194,3 +194,19 @@ def test_too_many_unknowns_are_refused():
     assert "enumerate" not in ccp.methods(problem)
     assert ccp.solve(problem, method="enumerate").status is Status.NUMERICAL_FAILURE
     assert ccp.solve(problem, method="enumerate", max_n=30).status is Status.SOLVED
+
+
+def test_support_rows_near_overflow_are_decided_exactly(monkeypatch):
+    # terms near overflow have no valid float bound (affine_dot2's risky flag): the support's signs are
+    # decided in rational arithmetic, never rejected on the float value
+    import contactcp.solvers.lcp.enumerate as enum
+
+    exact = []
+    real = enum._exact_support_point
+    monkeypatch.setattr(enum, "_exact_support_point", lambda *a: exact.append(1) or real(*a))
+    M = np.array([[1.0, 0.0], [1e300, 1.0]])
+    q = np.array([-1.0, -0.5e300])
+    z = enum._support_point(M, q, [0], np.array([1.0, 0.0]), 0.0)
+    assert exact == [1] and z is not None and float(z[0]) == 1.0  # w_1 = 0.5e300 >= 0: a solution
+    assert enum._support_point(M, np.array([-1.0, -2e300]), [0], np.array([1.0, 0.0]), 0.0) is None
+    assert exact == [1, 1]  # w_1 = -1e300 < 0, rejected exactly

@@ -110,7 +110,9 @@ def _support_point(M: np.ndarray, q: np.ndarray, a: list[int], z: np.ndarray, er
     za = z[a]
     if np.any(za < -err):
         return None
-    w, allow, _ = affine_dot2(np.ascontiguousarray(M[rest]), np.ascontiguousarray(z), np.ascontiguousarray(q[rest]))
+    w, allow, risky = affine_dot2(np.ascontiguousarray(M[rest]), np.ascontiguousarray(z), np.ascontiguousarray(q[rest]))
+    if risky.any():  # a product or a sum may have overflowed: no valid bound, the signs in rational arithmetic
+        return _exact_support_point(M, q, a, rest)
     spread = np.abs(M[np.ix_(rest, a)]).sum(axis=1) * err + allow
     if np.any(w < -spread * (1 + 1e-12) - 1e-300):
         return None
