@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contactcp.linalg.dot2 import affine_row, scaled_products
+from contactcp.linalg.dot2 import affine_row, affine_row_capped, scaled_products
 
 # finite floats whose products neither overflow nor underflow (the range where TwoProduct is exact)
 _float = st.floats(min_value=-1e140, max_value=1e140, allow_nan=False).filter(lambda v: v == 0.0 or abs(v) > 1e-140)
@@ -82,3 +82,25 @@ def test_affine_row_flags_underflow_nan_and_overflowing_sums():
     # a NaN in the point: never declared exact
     v, allow, risky = affine_row(np.array([[1.0, 2.0]]), np.array([np.nan, 1.0]), np.zeros(1), 0)
     assert np.isnan(v) and not allow == 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            st.lists(_float, min_size=n, max_size=n),
+            st.lists(_float, min_size=n, max_size=n),
+            st.lists(st.floats(0.0, 1e10) | st.just(np.inf), min_size=n, max_size=n),
+        )
+    )
+)
+def test_affine_row_capped_is_affine_row_and_the_capped_sum(data):
+    # one pass for the residual's value and its row scale: the same numbers as the two passes
+    row, x, Z = data
+    A, xv = np.array([row]), np.array(x)
+    v, allow, risky, t = affine_row_capped(A, xv, np.array([0.5]), 0, np.array(Z))
+    assert (v, allow, risky) == affine_row(A, xv, np.array([0.5]), 0)
+    s = 0.0
+    for a, b, cap in zip(row, x, Z, strict=True):
+        s += abs(a) * min(abs(b), cap)
+    assert t == s

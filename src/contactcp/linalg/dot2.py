@@ -70,10 +70,26 @@ def affine_row(A, x, c, i):
     of order ``(n eps)^2`` of the terms: the check can tell ``w_i = -1`` from zero even when the terms
     are of size 1e20.  ``risky`` is True when a product or a partial sum may have overflowed (then
     the bound is not valid and the row must be evaluated exactly)."""
+    v, allow, risky, _ = _dot2_row(A, x, c, i, x, False)
+    return v, allow, risky
+
+
+@njit(cache=True, nogil=True)
+def affine_row_capped(A, x, c, i, Z):
+    """:func:`affine_row` and, in the same pass over the row, ``t = sum_j |A_ij| min(|x_j|, Z_j)``
+    (the sum under a residual's row scale, :func:`contactcp.problems._kernels.row_scale`, in the
+    same order): ``(v, allowance, risky, t)``."""
+    return _dot2_row(A, x, c, i, Z, True)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dot2_row(A, x, c, i, Z, capped):
+    """:func:`affine_row`'s pass, with :func:`affine_row_capped`'s sum when ``capped`` (0 otherwise)."""
     n = x.shape[0]
     s = c[i]
     err = 0.0
     mag = abs(c[i])
+    t = 0.0
     big = 0.0  # the largest |A_ij| and |x_j|: above 1e290 a product may overflow
     lost = 0.0  # sum of the rounding errors' sizes: 0 when no product and no sum was rounded
     under = False  # a product of nonzero numbers in the range where it may have lost bits
@@ -87,16 +103,19 @@ def affine_row(A, x, c, i):
         s, f = _two_sum(s, p)
         lost += abs(e) + abs(f)
         err += e + f
+        if capped:
+            ab = abs(b)
+            t += abs(a) * (ab if ab < Z[j] else Z[j])
     risky = big > 1e290
     exact = lost == 0.0 and not under  # no rounding anywhere: v is the exact value
     v = s + err
     if exact:
-        return v, 0.0, risky or not abs(mag) < 1e300
+        return v, 0.0, risky or not abs(mag) < 1e300, t
     g = 4.0 * (n + 1) * _EPS
     allow = 4.0 * _EPS * abs(v) + g * g * mag + (n + 1) * _TINY
     if not (abs(mag) < 1e300 and abs(allow) < 1e300 and abs(v) < 1e300):
         risky = True
-    return v, allow, risky
+    return v, allow, risky, t
 
 
 @njit(cache=True, nogil=True)

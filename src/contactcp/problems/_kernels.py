@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from contactcp.linalg.dot2 import _EPS, _TINY, affine_row
+from contactcp.linalg.dot2 import _EPS, _TINY, affine_row_capped
 
 #: a row whose rounding bound exceeds this (in its scaled units) is evaluated exactly instead
 EXACT_ROW_BOUND = 2.0**-40
@@ -51,8 +51,14 @@ def row_scale(M, q, z, Z, i):
     for j in range(n):
         a = abs(z[j])
         t += abs(M[i, j]) * (a if a < Z[j] else Z[j])
+    return _scale_of(t, n, q[i])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scale_of(t, n, qi):
+    """:func:`row_scale` from the float sum ``t`` of its ``n`` terms (in the order of the row)."""
     t *= 1.0 - (n + 2) * _EPS  # a lower bound of the exact sum: never a larger scale than the truth
-    s = abs(q[i])
+    s = abs(qi)
     return t if t > s else s
 
 
@@ -69,8 +75,8 @@ def lcp_row(M, q, z, Z, free, i):
     :data:`EXACT_ROW_BOUND`), or a product may have overflowed: the caller then evaluates the row in
     rational arithmetic.
     """
-    v, allow, risky = affine_row(M, z, q, i)
-    si = row_scale(M, q, z, Z, i)
+    v, allow, risky, t = affine_row_capped(M, z, q, i, Z)  # the Dot2 pass and row_scale's sum, one pass
+    si = _scale_of(t, z.shape[0], q[i])
     zi = z[i]
     if si == 0.0:
         # no scale (q_i = 0, and every term capped at Z_j = 0 or zero): w_i must be exactly 0, and any
@@ -181,8 +187,8 @@ def scaled_affine(A, x, c):
     risky = np.zeros(m, dtype=np.bool_)
     Z = column_units(A, c)
     for i in range(m):
-        vi, allow, rk = affine_row(A, x, c, i)
-        si = row_scale(A, c, x, Z, i)
+        vi, allow, rk, t = affine_row_capped(A, x, c, i, Z)
+        si = _scale_of(t, x.shape[0], c[i])
         v[i] = vi
         s[i] = si
         if vi == 0.0 and allow == 0.0:
