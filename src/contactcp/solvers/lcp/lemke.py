@@ -42,15 +42,20 @@ _COLD, _COLD_EQUILIBRATED = "cold start", "cold start" + _EQUILIBRATED
 _SOLVED = Status.SOLVED
 
 
+def _cold_stats(pivots: int, refactors: int, basic: np.ndarray, equilibrated: Any) -> dict[str, Any]:
+    """The ``stats`` of a cold start that solved (``basic``: the kernel's 0/1 ``z_basic`` entries)."""
+    return {
+        "pivots": pivots,
+        "refactorizations": refactors,
+        "z_basic": basic.astype(bool),
+        "start": _COLD_EQUILIBRATED if equilibrated else _COLD,
+    }
+
+
 def _solved(out: np.ndarray, n: int) -> Raw:
     """The :class:`Raw` of a cold-start run that ended with the artificial variable out of the basis."""
     pivots = int(out[1])
-    stats = {
-        "pivots": pivots,
-        "refactorizations": int(out[2]),
-        "z_basic": out[4 + 2 * n : 4 + 3 * n].astype(bool),
-        "start": _COLD_EQUILIBRATED if out[4 + 3 * n] else _COLD,
-    }
+    stats = _cold_stats(pivots, int(out[2]), out[4 + 2 * n : 4 + 3 * n], out[4 + 3 * n])
     return Raw(out[4 : 4 + n], _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
 
 
@@ -83,12 +88,7 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
     else:  # rows to evaluate exactly: the problem's own measure in full
         residual, w = linear_residual(problem.M, problem.q, x, problem._free)
     pivots = head[1]
-    stats = {
-        "pivots": pivots,
-        "refactorizations": head[2],
-        "z_basic": buf[4 + 2 * n : m - 1].astype(bool),
-        "start": _COLD_EQUILIBRATED if head[3] else _COLD,
-    }
+    stats = _cold_stats(pivots, head[2], buf[4 + 2 * n : m - 1], head[3])
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)
         return Result(
             x, _SOLVED, residual, "lemke", tol, pivots, time.perf_counter() - t0, _SOLVED_TEXT, w, None, stats
