@@ -35,16 +35,17 @@ def test_two_prod_on_operands_dekker_splits_badly():
     assert E[0, 0] == 2.0**-104  # (1 + u)^2 = 1 + 2u + u^2: the error is u^2 exactly
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    st.integers(1, 12).flatmap(
+def _row_point(third):
+    """A row and a point of one length ``n`` (1 to 12), and a draw of ``third(n)``."""
+    return st.integers(1, 12).flatmap(
         lambda n: st.tuples(
-            st.lists(_float, min_size=n, max_size=n),
-            st.lists(_float, min_size=n, max_size=n),
-            _float,
+            st.lists(_float, min_size=n, max_size=n), st.lists(_float, min_size=n, max_size=n), third(n)
         )
     )
-)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_row_point(lambda n: _float))
 def test_affine_row_bound_holds_the_exact_value(data):
     row, x, c = data
     A = np.array([row])
@@ -85,15 +86,7 @@ def test_affine_row_flags_underflow_nan_and_overflowing_sums():
 
 
 @settings(max_examples=100, deadline=None)
-@given(
-    st.integers(1, 12).flatmap(
-        lambda n: st.tuples(
-            st.lists(_float, min_size=n, max_size=n),
-            st.lists(_float, min_size=n, max_size=n),
-            st.lists(st.floats(0.0, 1e10) | st.just(np.inf), min_size=n, max_size=n),
-        )
-    )
-)
+@given(_row_point(lambda n: st.lists(st.floats(0.0, 1e10) | st.just(np.inf), min_size=n, max_size=n)))
 def test_affine_row_capped_is_affine_row_and_the_capped_sum(data):
     # one pass for the residual's value and its row scale: the same numbers as the two passes
     row, x, Z = data

@@ -441,7 +441,7 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
 def _names_first_step(kind: type, method: Any) -> bool:
     """Whether ``method`` names the first step of ``kind``'s default chain and that step has no options:
     its ``first`` (:func:`set_default_chain`) then runs a call of the method without options too."""
-    steps = (_CHAIN_OF.get(kind) or _chain_entry(kind))[0]
+    steps = _chain_of(kind)
     return bool(steps) and type(method) is str and not steps[0][1] and steps[0][0] == method.lower()
 
 
