@@ -13,11 +13,12 @@ import contactcp as ccp
 from contactcp import Status
 from contactcp.io.fclib import read_fclib
 from contactcp.problems._coulomb import scaled_velocity
+from contactcp.solvers.cone.anderson import _diff_dot
 from contactcp.solvers.cone.anderson import anderson_candidate as _anderson_candidate
 from contactcp.solvers.cone.kernels import ac_phi_D, desaxce_residual, sparse_newton_system, sweeps
 from contactcp.solvers.cone.newton import default_rho
 from contactcp.solvers.cone.nsgs import hopeless
-from contactcp.solvers.cone.nsgs_kernels import BSR_FIRST, _hopeless, nsgs_run
+from contactcp.solvers.cone.nsgs_kernels import BSR_FIRST, _hopeless, _norm_diff, nsgs_run
 from support.paths import DATA
 
 LOCAL = DATA / "fclib" / "local"
@@ -125,6 +126,37 @@ def test_anderson_candidate_is_the_least_squares_extrapolation():
     # no new direction (equal pairs): no candidate
     same = np.tile(FH[0], (4, 1))
     assert not _anderson_candidate(GH, same, 3, 0, np.full(2, 10.0), d, out)
+
+
+@pytest.mark.parametrize("pairs", [2, 4, 5])
+def test_anderson_candidate_with_one_or_several_differences(pairs):
+    # the two-difference case has its own one-pass normal equations; one and three or four differences
+    # take the pairwise passes: every case is the least-squares extrapolation (n = 9: not a multiple of
+    # the four partial sums)
+    rng = np.random.default_rng(pairs)
+    n, d, m1 = 9, 3, 5
+    GH = rng.standard_normal((m1, n))
+    FH = rng.standard_normal((m1, n))
+    GH[:, 0::3] = np.abs(GH[:, 0::3]) + 8.0
+    head = 1
+    order = [(head - a) % m1 for a in range(pairs)]
+    dF = np.stack([FH[order[a]] - FH[order[a + 1]] for a in range(pairs - 1)], axis=1)
+    dG = np.stack([GH[order[a]] - GH[order[a + 1]] for a in range(pairs - 1)], axis=1)
+    gamma = np.linalg.lstsq(dF, FH[head], rcond=None)[0]
+    out = np.empty(n)
+    assert _anderson_candidate(GH, FH, pairs, head, np.full(3, 10.0), d, out)
+    np.testing.assert_allclose(out, GH[head] - dG @ gamma, rtol=1e-9, atol=1e-9)
+    bad = GH.copy()
+    bad[head, 4] = np.inf  # a point that is not finite is no candidate
+    assert not _anderson_candidate(bad, FH, pairs, head, np.full(3, 10.0), d, out)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 11])
+def test_diff_dot_and_norm_diff(n):
+    rng = np.random.default_rng(n)
+    x1, x0, y1, y0 = rng.standard_normal((4, n))
+    assert _diff_dot(x1, x0, y1, y0) == pytest.approx((x1 - x0) @ (y1 - y0), rel=1e-13, abs=1e-13)
+    assert _norm_diff(x1, x0) == pytest.approx(np.linalg.norm(x1 - x0), rel=1e-13, abs=0.0)
 
 
 @pytest.mark.parametrize("name", ["OneObject-i1028-138", "KaplasTower-i1061-4", "LMGC_100_PR_PerioBox-i00361-60-03000"])

@@ -45,16 +45,24 @@ def _local_problems(draw):
         A = A + 1e-3 * np.abs(A).max() * rng.normal(size=(d, d))
     b = rng.normal(size=d) * 10.0 ** draw(st.integers(-6, 6))
     mu = draw(st.sampled_from([0.0, 0.05, 0.3, 0.8, 2.0]))
-    return A, b, mu, d
+    # the iterate the solve starts from: zero, or on the cone's boundary (a contact that slid at the last
+    # sweep: the slide is tried first, from its direction), or inside the cone
+    start = np.zeros(d)
+    kind = draw(st.sampled_from(["zero", "boundary", "inside"]))
+    if kind != "zero":
+        t = rng.uniform(0.0, 2.0 * math.pi)
+        c = np.array([math.cos(t), math.sin(t)])[: d - 1]
+        start = rng.uniform(0.1, 10.0) * np.concatenate([[1.0], -mu * (1.0 if kind == "boundary" else 0.5) * c])
+    return A, b, mu, d, start
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(_local_problems())
 def test_one_contact_solves_every_positive_definite_block(data):
-    A, b, mu, d = data
+    A, b, mu, d, start = data
     if np.linalg.eigvalsh(0.5 * (A + A.T)).min() <= 0:
         return
-    r = np.zeros(d)
+    r = start.copy()
     assert one_contact(A, b, mu, d, r)
     cone, dual, comp = _coulomb(A, b, mu, r)
     assert cone <= 1e-10 and dual <= 1e-10 and comp <= 1e-10
@@ -77,6 +85,26 @@ def test_one_contact_cases():
     np.testing.assert_allclose(r[1], -0.5 * r[0], rtol=1e-14)
     assert one_contact(A, b, 0.0, 3, r)  # frictionless: r_T = 0, u_N = 0
     assert r[1] == r[2] == 0.0 and abs(A[0] @ r + b[0]) <= 1e-15
+
+
+def test_a_sliding_iterate_tries_the_slide_first_and_still_finds_a_stick():
+    A = np.array([[2.0, 0.1, 0.0], [0.1, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    mu = 0.5
+    for t in np.linspace(0.0, 2.0 * math.pi, 13):
+        boundary = 3.0 * np.array([1.0, -mu * math.cos(t), -mu * math.sin(t)])  # slid at the last sweep
+        # pushed hard sideways: the slide, from the old direction, as the solve from zero finds it
+        b = np.array([-1.0, 4.0, 3.0])
+        r, r_zero = boundary.copy(), np.zeros(3)
+        assert one_contact(A, b, mu, 3, r) and one_contact(A, b, mu, 3, r_zero)
+        np.testing.assert_allclose(r, r_zero, rtol=0, atol=1e-14 * np.abs(r_zero).max())
+        u = A @ r + b
+        assert abs(u[0]) <= 1e-15 and u[1:] @ r[1:] < 0.0
+        np.testing.assert_allclose(np.linalg.norm(r[1:]), mu * r[0], rtol=1e-14)
+        # pressed, pushed sideways a little: the slide has no root with u_T along the slip, and it sticks
+        b = np.array([-1.0, 0.01, -0.02])
+        r = boundary.copy()
+        assert one_contact(A, b, mu, 3, r)
+        np.testing.assert_allclose(A @ r + b, 0.0, atol=1e-15)
 
 
 def test_two_slide_roots_closer_than_the_sampling_are_found():

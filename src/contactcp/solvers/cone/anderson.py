@@ -18,35 +18,72 @@ from numba import njit
 from contactcp.problems._coulomb import project_cone
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _diff_dot(x1, x0, y1, y0):
+    """``(x1 - x0) . (y1 - y0)`` in four partial sums (independent chains of additions: the loop runs at
+    the adds' throughput, not their latency; the order fixed, so the same on every CPU)."""
+    n = x1.shape[0]
+    s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0
+    m = n - n % 4
+    for j in range(0, m, 4):
+        s0 += (x1[j] - x0[j]) * (y1[j] - y0[j])
+        s1 += (x1[j + 1] - x0[j + 1]) * (y1[j + 1] - y0[j + 1])
+        s2 += (x1[j + 2] - x0[j + 2]) * (y1[j + 2] - y0[j + 2])
+        s3 += (x1[j + 3] - x0[j + 3]) * (y1[j + 3] - y0[j + 3])
+    for j in range(m, n):
+        s0 += (x1[j] - x0[j]) * (y1[j] - y0[j])
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _two_differences(f, f1, f2, A, b):
+    """The normal equations of two differences ``d0 = f - f1``, ``d1 = f1 - f2`` (``A = D^T D``, ``b = D^T
+    f``) in one pass over the three vectors: five sums, each an independent chain (the default two-pair
+    acceleration; five passes of :func:`_diff_dot` took 5.4 us at ``n = 1710``, this one 2-3)."""
+    a00, a01, a11, b0, b1 = 0.0, 0.0, 0.0, 0.0, 0.0
+    for j in range(f.shape[0]):
+        d0 = f[j] - f1[j]
+        d1 = f1[j] - f2[j]
+        a00 += d0 * d0
+        a01 += d0 * d1
+        a11 += d1 * d1
+        b0 += d0 * f[j]
+        b1 += d1 * f[j]
+    A[0, 0], A[0, 1], A[1, 0], A[1, 1], b[0], b[1] = a00, a01, a01, a11, b0, b1
+
+
+@njit(cache=True, nogil=True)
+def _normal_equations(FH, k, head):
+    """``(A, b)``: ``A = dF^T dF`` and ``b = dF^T f_k`` for the ``k`` differences of consecutive residuals
+    in the ring buffer ``FH`` (newest at ``head``)."""
+    m1 = FH.shape[0]
+    A = np.zeros((k, k))
+    b = np.zeros(k)
+    if k == 2:
+        _two_differences(FH[head], FH[(head - 1 + m1) % m1], FH[(head - 2 + m1) % m1], A, b)
+        return A, b
+    zero = np.zeros(FH.shape[1])
+    for a in range(k):
+        x1, x0 = FH[(head - a + m1) % m1], FH[(head - a - 1 + m1) % m1]
+        for c in range(a, k):
+            A[a, c] = A[c, a] = _diff_dot(x1, x0, FH[(head - c + m1) % m1], FH[(head - c - 1 + m1) % m1])
+        b[a] = _diff_dot(x1, x0, FH[head], zero)
+    return A, b
+
+
 @njit(cache=True, nogil=True)
 def anderson_candidate(GH, FH, nh, head, mu, d, out):
     """Anderson's extrapolation (type II; Walker & Ni, *Anderson acceleration for fixed-point
     iterations*, SIAM J. Numer. Anal. 2011) from the last ``nh`` pairs ``(G(x_j), f_j = G(x_j) - x_j)``
     of the ring buffers ``GH``, ``FH`` (newest at ``head``): ``G(x_k) - dG gamma`` with ``gamma`` the
-    least-squares solution of ``dF gamma = f_k`` (differences of consecutive pairs; normal equations,
-    Tikhonov-regularised by 1e-12 of their trace), projected on the cones.  False when the normal
-    equations are singular (the pairs carry no new direction)."""
+    least-squares solution of ``dF gamma = f_k`` (differences of consecutive pairs; normal equations
+    (:func:`_normal_equations`), Tikhonov-regularised by 1e-12 of their trace), projected on the cones
+    contact by contact as it is formed.  False when the normal equations are singular (the pairs carry
+    no new direction) or the point is not finite.  FCLIB's Kapla tower (``n = 1710``, two
+    differences): 15.4 -> about 5 us a call (a script, best of 7 x 2000)."""
     m1 = GH.shape[0]
     k = nh - 1  # number of differences
-    A = np.zeros((k, k))
-    b = np.zeros(k)
-    n = GH.shape[1]
-    newest = head
-    for a in range(k):
-        ia1 = (head - a + m1) % m1
-        ia0 = (head - a - 1 + m1) % m1
-        for c in range(a, k):
-            ic1 = (head - c + m1) % m1
-            ic0 = (head - c - 1 + m1) % m1
-            s = 0.0
-            for j in range(n):
-                s += (FH[ia1, j] - FH[ia0, j]) * (FH[ic1, j] - FH[ic0, j])
-            A[a, c] = s
-            A[c, a] = s
-        s = 0.0
-        for j in range(n):
-            s += (FH[ia1, j] - FH[ia0, j]) * FH[newest, j]
-        b[a] = s
+    A, b = _normal_equations(FH, k, head)
     tr = 0.0
     for a in range(k):
         tr += A[a, a]
@@ -54,14 +91,36 @@ def anderson_candidate(GH, FH, nh, head, mu, d, out):
         return False
     for a in range(k):
         A[a, a] += 1e-12 * tr
-    # Cholesky of the small k x k system
+    gamma = _cholesky_solve(A, b)
+    if gamma.shape[0] == 0:
+        return False
+    newest = GH[head]
+    for j in range(out.shape[0]):
+        out[j] = newest[j]
+    for a in range(k):
+        g, x1, x0 = gamma[a], GH[(head - a + m1) % m1], GH[(head - a - 1 + m1) % m1]
+        for j in range(out.shape[0]):
+            out[j] -= g * (x1[j] - x0[j])
+    finite = True
+    for i in range(mu.shape[0]):
+        project_cone(out[i * d : (i + 1) * d], mu[i], d)
+        for j in range(i * d, (i + 1) * d):
+            finite = finite and np.isfinite(out[j])
+    return finite
+
+
+@njit(cache=True, nogil=True)
+def _cholesky_solve(A, b):
+    """``A^-1 b`` by Cholesky's factorisation of the small symmetric ``A``; empty when it is not
+    positive definite."""
+    k = b.shape[0]
     L = np.zeros((k, k))
     for a in range(k):
         s = A[a, a]
         for c in range(a):
             s -= L[a, c] * L[a, c]
         if not s > 0.0:
-            return False
+            return np.zeros(0)
         L[a, a] = np.sqrt(s)
         for e in range(a + 1, k):
             t = A[e, a]
@@ -80,17 +139,4 @@ def anderson_candidate(GH, FH, nh, head, mu, d, out):
         for c in range(a + 1, k):
             t -= L[c, a] * gamma[c]
         gamma[a] = t / L[a, a]
-    for j in range(n):
-        out[j] = GH[newest, j]
-    for a in range(k):
-        ia1 = (head - a + m1) % m1
-        ia0 = (head - a - 1 + m1) % m1
-        g = gamma[a]
-        for j in range(n):
-            out[j] -= g * (GH[ia1, j] - GH[ia0, j])
-    for i in range(mu.shape[0]):
-        project_cone(out[i * d : (i + 1) * d], mu[i], d)
-    for j in range(n):
-        if not np.isfinite(out[j]):
-            return False
-    return True
+    return gamma

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from contactcp.problems._coulomb import coulomb_residual
-from contactcp.solvers.cone.anderson import anderson_candidate
+from contactcp.solvers.cone.anderson import _diff_dot, anderson_candidate
 from contactcp.solvers.cone.block_sparse import bsr_sweep, bsr_velocity, csr_to_bsr
 from contactcp.solvers.cone.kernels import (
     _csr_diagonal_blocks,
@@ -106,11 +106,8 @@ def _velocity(S, W, sparse, q, r, u, d):
 
 @njit(cache=True, nogil=True)
 def _norm_diff(a, b):
-    s = 0.0
-    for j in range(a.shape[0]):
-        t = a[j] - b[j]
-        s += t * t
-    return np.sqrt(s)
+    """``||a - b||_2`` (:func:`~contactcp.solvers.cone.anderson._diff_dot`'s four partial sums)."""
+    return np.sqrt(_diff_dot(a, b, a, b))
 
 
 @njit(cache=True, nogil=True)
