@@ -256,40 +256,49 @@ def _dot(x, y):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
-    """Contact ``i``'s local problem with the others frozen (``ui = W_i r + q_i`` at the current ``r``;
-    ``Wii`` its diagonal block, ``Winv`` that block's inverse), the result written into ``r``: solved
-    exactly by cases (:func:`~contactcp.solvers.cone.one_contact.one_contact_inv`), else (a block with
-    no solution found) by
-    at most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``,
-    stopping when a step moves ``r_i`` by less than ``local_tol`` relative.  ``rho[i] < 0`` means
-    ``1 / lambda_max`` of ``Wii``'s symmetric part, worked out here when first needed (and stored)."""
-    for a in range(d):
-        ri[a] = r[o + a]
-    # u_i = W_ii r_i + b
+def _solved_here(Wii, Winv, ui, r, o, mu_i, d, x, ri):
+    """Contact ``i``'s local problem with the others frozen, from ``ui = W_i r + q_i`` at the current
+    ``r``: ``u_i = W_ii r_i + b_i`` with ``x = b_i`` (the own block's part taken off), solved by cases
+    (:func:`~contactcp.solvers.cone.one_contact.one_contact_inv`; ``Winv`` is ``Wii``'s inverse) into
+    ``r``.  False when no case gives a point: ``x`` then holds ``b_i`` for :func:`_fallback`, which the
+    sweeps call outside their loop (a call in the loop, even untaken, cost a fifth of a block sweep's
+    time: :func:`~contactcp.solvers.cone.block_sparse.bsr_sweep`)."""
     for a in range(d):
         s = ui[a]
         for b in range(d):
-            s -= Wii[a, b] * ri[b]
+            s -= Wii[a, b] * r[o + b]
         x[a] = s
-    if one_contact_inv(Wii, Winv, x, mu_i, d, ri):
-        for a in range(d):
-            r[o + a] = ri[a]
-        return
+    for a in range(d):
+        ri[a] = r[o + a]
+    if not one_contact_inv(Wii, Winv, x, mu_i, d, ri):
+        return False
+    for a in range(d):
+        r[o + a] = ri[a]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _fallback(Wii, bi, r, o, mu_i, rho, i, d, local_iter, local_tol):
+    """At most ``local_iter`` projected fixed-point steps ``r_i <- P_K(r_i - rho_i (u_i + mu ||u_T|| e_N))``
+    on ``u_i = W_ii r_i + b_i``, stopping when a step moves ``r_i`` by less than ``local_tol`` relative.
+    ``rho[i] < 0`` means ``1 / lambda_max`` of ``Wii``'s symmetric part, worked out here when first
+    needed (and stored)."""
     if rho[i] < 0.0:
         rho[i] = block_step(Wii)
     rho_i = rho[i]
     if not rho_i > 0.0:
         return
+    x = np.empty(d)
+    ri = np.empty(d)
     for a in range(d):
         ri[a] = r[o + a]
     for _it in range(local_iter):
         # u_i at the current local iterate
         ut2 = 0.0
         for a in range(d):
-            v = ui[a]
+            v = bi[a]
             for b in range(d):
-                v += Wii[a, b] * (ri[b] - r[o + b])
+                v += Wii[a, b] * ri[b]
             x[a] = v
             if a > 0:
                 ut2 += v * v
@@ -309,61 +318,74 @@ def _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x,
         r[o + a] = ri[a]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _solve_at(Wii, Winv, ui, r, o, mu_i, rho, i, d, local_iter, local_tol, x, ri):
-    """:func:`_local_solve` with ``d`` written as a constant in each case: the compiler then specialises
-    the local solve's loops (a block sweep of FCLIB's Kapla tower 122 -> 107 us, a script, best of
-    7 x 100 sweeps)."""
-    if d == 3:
-        _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, 3, local_iter, local_tol, x, ri)
-    else:
-        _local_solve(Wii, Winv, ui, r, o, mu_i, rho, i, 2, local_iter, local_tol, x, ri)
-
-
 @njit(cache=True, nogil=True)
 def gauss_seidel_sweeps(W, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """``n_sweeps`` non-smooth Gauss–Seidel sweeps over the contacts, in place on ``r`` (Jean & Moreau's NSGS).
 
     Contact ``i`` reads ``u_i = W_i r + q_i`` (its ``d`` rows of ``W``, so a sweep costs one product
     with ``W`` and touches ``W`` row by row), then solves its local problem with the others frozen
-    (:func:`_local_solve`, on its diagonal block ``blocks[i] = W_ii``; ``rho[i]`` the step of its
-    fallback, ``< 0`` to be worked out when needed); a contact with ``rho[i] == 0`` is skipped.
-    Dense ``W``; the sparse version is :func:`gauss_seidel_sweeps_csr`; :func:`sweeps` chooses, and
-    fills in the steps.  Used by the NSGS method and as the Newton method's warm start.
+    (:func:`_solved_here`, on its diagonal block ``blocks[i] = W_ii``), else by :func:`_fallback`
+    (``rho[i]`` its step, ``< 0`` to be worked out when needed); a contact with ``rho[i] == 0`` is
+    skipped.  Dense ``W``; the sparse versions are :func:`gauss_seidel_sweeps_csr` and
+    :func:`~contactcp.solvers.cone.block_sparse.bsr_sweep`; :func:`sweeps` chooses, and fills in the
+    steps.  Used by the NSGS method and as the Newton method's warm start.
     """
-    n_c = q.shape[0] // d
-    ui = np.empty(d)
-    x = np.empty(d)
-    ri = np.empty(d)
-    for _ in range(n_sweeps):
-        for i in range(n_c):
-            if rho[i] == 0.0:
-                continue
-            o = i * d
-            for a in range(d):
-                ui[a] = q[o + a] + _dot(W[o + a], r)
-            _solve_at(blocks[i], inv[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+    _sweeps(W, _NO_I, _NO_I, _NO_F, False, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)
 
 
 @njit(cache=True, nogil=True)
 def gauss_seidel_sweeps_csr(indptr, indices, data, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
     """:func:`gauss_seidel_sweeps` on a sparse ``W`` in CSR form (``indptr``, ``indices``, ``data``): a
     sweep costs one pass over the stored entries, and no dense copy of ``W`` is made."""
+    _sweeps(_NO_W, indptr, indices, data, True, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol)
+
+
+_NO_I = np.zeros(0, dtype=np.int64)
+_NO_F = np.zeros(0)
+_NO_W = np.zeros((0, 0))
+
+
+@njit(cache=True, nogil=True)
+def _sweeps(W, indptr, indices, data, sparse, blocks, inv, q, mu, r, d, n_sweeps, local_iter, rho, local_tol):
+    """The sweeps of :func:`gauss_seidel_sweeps` (dense ``W``) and :func:`gauss_seidel_sweeps_csr`
+    (``sparse``: the CSR arrays): :func:`_solve_from`'s loop, and the fallback of a contact it stops at."""
     n_c = q.shape[0] // d
     ui = np.empty(d)
     x = np.empty(d)
     ri = np.empty(d)
     for _ in range(n_sweeps):
-        for i in range(n_c):
-            if rho[i] == 0.0:
-                continue
-            o = i * d
-            for a in range(d):
+        i = 0
+        while i < n_c:
+            if d == 3:
+                i = _solve_from(i, W, indptr, indices, data, sparse, blocks, inv, q, mu, r, rho, 3, ui, x, ri)
+            else:
+                i = _solve_from(i, W, indptr, indices, data, sparse, blocks, inv, q, mu, r, rho, 2, ui, x, ri)
+            if i < n_c:  # x holds contact i's b_i
+                _fallback(blocks[i], x, r, i * d, mu[i], rho, i, d, local_iter, local_tol)
+                i += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _solve_from(i0, W, indptr, indices, data, sparse, blocks, inv, q, mu, r, rho, d, ui, x, ri):
+    """The sweep's loop from contact ``i0`` (``d`` a constant in each call: the compiler specialises the
+    local solve's loops; a block sweep of FCLIB's Kapla tower 122 -> 107 us, a script): the first contact
+    no case solves (:func:`_solved_here`), else ``n_c``."""
+    n_c = q.shape[0] // d
+    for i in range(i0, n_c):
+        if rho[i] == 0.0:
+            continue
+        o = i * d
+        for a in range(d):
+            if sparse:
                 s = q[o + a]
                 for k in range(indptr[o + a], indptr[o + a + 1]):
                     s += data[k] * r[indices[k]]
                 ui[a] = s
-            _solve_at(blocks[i], inv[i], ui, r, o, mu[i], rho, i, d, local_iter, local_tol, x, ri)
+            else:
+                ui[a] = q[o + a] + _dot(W[o + a], r)
+        if not _solved_here(blocks[i], inv[i], ui, r, o, mu[i], d, x, ri):
+            return i
+    return n_c
 
 
 @njit(cache=True, nogil=True)
