@@ -253,9 +253,10 @@ def _slide_newton(A, b, mu, r, scale, c1, c2):
     """Newton's method on the slide equation's angle from the direction ``(c1, c2)`` (3-D; the angle
     carried as the unit vector, :func:`_turn`): True with the slide point in ``r`` once a step is at most
     1e-7 and the point passes the local check (the next step, of order ``step^2``, would not change it
-    at that check's tolerance), False when a step of at most 1e-13 leaves a point that fails it, or after
-    8 steps.  The old stop (a step of at most 1e-13, then the check) took one step more: 3 to 4 steps on
-    the Kapla tower's sliding contacts from the last sweep's direction (a script, one sweep 60 in)."""
+    at that check's tolerance), False when a step of at most 1e-13 leaves a point that fails it, at a
+    zero derivative, or after 8 steps.  The old stop (a step of at most 1e-13, then the check) took one
+    step more: 3 to 4 steps on the Kapla tower's sliding contacts from the last sweep's direction (a
+    script, one sweep 60 in)."""
     if c1 == 0.0 and c2 == 0.0:
         return False
     for _ in range(8):
