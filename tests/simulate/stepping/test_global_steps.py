@@ -2,22 +2,16 @@
 problem's residual, also when the step's q cancels to rounding; and the pieces they rest on
 (vectorised free-body Jacobian columns, contact frames)."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 
-import contactcp as ccp
-from contactcp import Status
-from contactcp.io.fclib import read_fclib
 from contactcp.models.contacts import contact_frame, contact_frames
 from contactcp.models.scene import Scene
 from contactcp.models.scene import dynamics as dyn
 from contactcp.models.scene.detect import detect
 from contactcp.scenarios.timestepping import G, box_pile, box_stack
 from contactcp.simulate.stepping import simulate
-from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, _prox_from
-from support.paths import DATA
+from contactcp.simulate.stepping.impulses import LOCAL_UP_TO
 
 
 def _coulomb_violation(step) -> float:
@@ -59,23 +53,6 @@ def test_boxes_falling_together_are_certified_although_their_q_cancels():
     z = traj.body_pos[-1, :, 2] - traj.body_pos[0, :, 2]
     assert np.allclose(z, z[0], atol=1e-12)  # they stay stacked
     assert np.allclose(traj.v[-1][2::6], traj.v[-1][2], atol=1e-12)
-
-
-def test_a_stalled_warm_newton_hands_its_point_to_the_proximal_method():
-    # FCLIB's 82-contact box stack in global form; Newton stopped after two iterations (residual 2e-3)
-    p = read_fclib(DATA / "fclib" / "global" / "Box_Stacks-i0122-82-5.hdf5").global_.to_problem()
-    newton = ccp.solve(p, "newton-global", tol=1e-10, max_iter=2)
-    assert newton.status is Status.ITERATION_LIMIT and newton.residual.value > 1e-4
-    res = _prox_from(newton, p, 1e-10)
-    assert res.success and res.method == "prox" and res.residual.value <= 1e-10
-    same = ccp.solve(p, "prox", tol=1e-10, r0=newton.x[p.n_v :])  # started from Newton's reactions
-    np.testing.assert_array_equal(res.x, same.x)
-    assert res.iterations < ccp.solve(p, "prox", tol=1e-10).iterations  # fewer than from zero (3 against 7)
-    # a certified Newton, and one without a finite point, are returned as they are
-    done = ccp.solve(p, "newton-global", tol=1e-10)
-    assert done.success and _prox_from(done, p, 1e-10) is done
-    lost = dataclasses.replace(newton, x=np.full_like(newton.x, np.nan))
-    assert _prox_from(lost, p, 1e-10) is lost
 
 
 @pytest.mark.parametrize("seed", [0, 3])

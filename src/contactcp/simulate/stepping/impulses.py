@@ -26,8 +26,7 @@ __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO
 #: form, where the rank-deficient Newton matrix needs GMRES or Levenberg-Marquardt)
 LOCAL_UP_TO = 60
 
-#: what a global-form step tries after the warm Newton and the proximal method from its point
-#: (:func:`_prox_from`) while it can still be halved
+#: what a global-form step tries after the warm Newton while it can still be halved
 #: (:mod:`~contactcp.simulate.stepping.substeps`): NSGS, then one proximal-point run.  The default
 #: chain goes on with six more proximal runs, Newton, ADMM and a long NSGS: on ``box_pile(50,
 #: seed=4)`` those took 17-24 s on each of the steps they could not certify either, which half
@@ -62,9 +61,8 @@ def solve_impulses(
     ``r0`` (:data:`WARM_SWEEPS`), else the default chain).  Above, the global problem in the
     velocity change ``dv = v - v_free``, ``M dv = H r``, ``u = H^T dv + (H^T v_free + w)``
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
-    global semismooth Newton warm-started from ``r0``, else the proximal-point method from Newton's
-    point (:func:`_prox_from`), else the default chain (:data:`QUICK_CHAIN` unless ``thorough``).
-    The closer point when nothing is certified."""
+    global semismooth Newton warm-started from ``r0``, else the default chain (:data:`QUICK_CHAIN`
+    unless ``thorough``).  The closer point when nothing is certified."""
     if d == 3 and scheme.friction == "pyramid":
         return solve_pyramid(chol, Ha, v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
@@ -78,7 +76,7 @@ def solve_impulses(
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:
-        newton = _prox_from(solve(problem, "newton-global", tol=scheme.tol, r0=r0), problem, scheme.tol)
+        newton = solve(problem, "newton-global", tol=scheme.tol, r0=r0)
         res = _closer(newton, problem, None if thorough else QUICK_CHAIN, scheme.tol)
     if res.x is None:
         return res, None, None
@@ -106,23 +104,6 @@ def _solve_local(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, m
     if res.x is None:
         return res, None, None
     return res, v_free + MinvH @ res.x, res.x
-
-
-def _prox_from(newton: Result, problem: GlobalFrictionContactProblem, tol: float) -> Result:
-    """``newton`` if certified, else the proximal-point method started from its reactions, if certified
-    or closer.  Where the warm Newton stalls (a pile collapsing: residuals 1e-7 to 1e-2 after its 50
-    iterations), its point is a better start for the proximal iteration than zero, which the chains of
-    :func:`_closer` start from: on the 30 such steps of the first 340 of ``box_pile(50, seed=0)`` it
-    certified every one, in 2.8 s against 4.0 s for :data:`QUICK_CHAIN` from zero (NSGS, then the
-    proximal method; one run of a script, CPU time)."""
-    if newton.success or newton.x is None or not np.all(np.isfinite(newton.x)):
-        return newton
-    prox = solve(problem, "prox", tol=tol, r0=newton.x[problem.n_v :])
-    if prox.success or (
-        prox.residual is not None and newton.residual is not None and prox.residual.value < newton.residual.value
-    ):
-        return prox
-    return newton
 
 
 def _closer(res: Result, problem: Any, chain: Any, tol: float) -> Result:
