@@ -195,7 +195,9 @@ def bsr_sweep(bptr, bidx, B, blocks, inv, q, mu, r, d, local_iter, rho, local_to
 def _solve_from(i0, bptr, bidx, B, blocks, inv, q, mu, r, rho, d, x, ri):
     """:func:`bsr_sweep`'s loop from contact ``i0``: the first contact that no case of the local solve
     solves (``x`` then holds its ``b_i``), else ``n_c``.  Contacts with ``rho[i] == 0`` (a zero diagonal
-    block) are skipped."""
+    block) are skipped.  The local solve's call is written out here, as in
+    :func:`~contactcp.solvers.cone.kernels._solved_here`, not shared through an inlined helper: with
+    one the Kapla sweep took 71 us against 64 (a script, best of 7 x 200 sweeps, each side twice)."""
     n_c = bptr.shape[0] - 1
     for i in range(i0, n_c):
         if rho[i] == 0.0:
