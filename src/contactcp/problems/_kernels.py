@@ -62,7 +62,7 @@ def _scale_of(t, n, qi):
     return t if t > s else s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def lcp_row(M, q, z, Z, free, i):
     """``(w_i, e_i, s_i, exact_needed)`` for row ``i`` of ``w = M z + q``.
 
@@ -111,8 +111,17 @@ def lcp_residual_parts(M, q, z, free):
     rows; ``scale`` the largest row scale.  ``exact_rows`` lists the rows whose float bound could
     not decide (the caller re-evaluates them exactly and replaces their contribution).
     """
+    w = np.empty(q.shape[0])
+    natural, zv, wv, zw, eq, value, scale, exact = lcp_residual_into(M, q, z, free, w)
+    return w, natural, zv, wv, zw, eq, value, scale, exact
+
+
+@njit(cache=True, nogil=True)
+def lcp_residual_into(M, q, z, free, w):
+    """:func:`lcp_residual_parts` with ``w`` written into the array given (a compiled caller that
+    has room for it saves an allocation and a copy): ``(natural, z_viol, w_viol, |z.w|, equation,
+    value, scale, exact_rows)``."""
     n = q.shape[0]
-    w = np.empty(n)
     scale = 0.0
     natural = 0.0
     zv = 0.0
@@ -145,7 +154,7 @@ def lcp_residual_parts(M, q, z, free):
         if -s > wv:
             wv = -s
         zw += z[i] * s
-    return w, natural, zv, wv, abs(zw), eq, value, scale, exact[:n_exact]
+    return natural, zv, wv, abs(zw), eq, value, scale, exact[:n_exact]
 
 
 @njit(cache=True, parallel=True)
