@@ -503,6 +503,8 @@ def _first_step_problems():
     out.append(ccp.LCP([[0.0, -1.0], [1.0, 0.0]], [-1.0, -1.0]))  # a ray: the cold start does not solve
     # solved, and a row of terms near overflow that floating point cannot bound: measured exactly
     out.append(ccp.LCP([[1e300, 1.0], [1.0, 2.0]], [-1e300, -1.0]))
+    B = rng.normal(size=(7, 7))  # an odd size: the pivot's last pair of rows is one row
+    out.append(ccp.LCP(B @ B.T + 0.1 * np.eye(7), rng.normal(size=7)))
     return out
 
 
@@ -511,6 +513,7 @@ _FIRST_STEP_CASES = [
     (0, 1e-17, Status.INACCURATE),  # tol below the answer's residual (3e-16): the general certification
     (1, 1e-10, Status.NO_SOLUTION),  # the ray, proved by the Farkas check after the cold start
     (2, 1e-10, Status.SOLVED),  # on the equilibrated problem, a row measured exactly
+    (3, 1e-10, Status.SOLVED),
 ]
 
 
@@ -538,9 +541,10 @@ def test_chain_first_is_the_registry_run_of_lemke(index, tol, status, monkeypatc
     if fast.status is Status.SOLVED:  # the chain stops there (else it goes on to other methods)
         assert ccp.solve(p, tol=tol).x.tolist() == fast.x.tolist()
     calls = []
-    monkeypatch.setitem(registry._FIRST, ccp.LCP, lambda *args: calls.append(1) or chain_first(*args))
+    monkeypatch.setitem(registry._FIRST, ccp.LCP, ("lemke", lambda *args: calls.append(1) or chain_first(*args)))
     assert_same_result(ccp.solve(p, "lemke", tol=tol), ref)
-    assert calls == [1]  # the method named ran the fast step
+    assert_same_result(ccp.solve(p, "Lemke", tol=tol), ref)
+    assert calls == [1, 1]  # the method named, in any case, ran the fast step
 
 
 def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
@@ -551,7 +555,7 @@ def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.setattr(lemke_module.K, "lemke_cold_solve", broken)
-    monkeypatch.setattr(lemke_module.K, "lemke_cold_measured", broken)
+    monkeypatch.setattr(lemke_module.K, "lemke_first", broken)
     p = _first_step_problems()[0]
     assert chain_first(p, 1e-10) is None
     res = ccp.solve(p, tol=1e-10)  # the registry's Lemke reports the failure; the chain goes on

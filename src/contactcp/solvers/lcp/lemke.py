@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -31,10 +31,15 @@ _EQUILIBRATED = (
 )
 
 
+def _default_max_iter(n: int) -> int:
+    """The pivot limit ``max(1000, 50 n)`` of a run without ``max_iter`` (:data:`K.PIV_TOL`)."""
+    return max(K.MAX_ITER_MIN, K.MAX_ITER_PER_ROW * n)
+
+
 def _cold(problem: LCP) -> np.ndarray:
     """The compiled cold-start run with the default options (:func:`lemke`'s lean case)."""
     n = problem.q.shape[0]
-    return K.lemke_cold_solve(problem.M, problem.q, _NO_D, max(1000, 50 * n), 1e-11, True, 16)
+    return K.lemke_cold_solve(problem.M, problem.q, _NO_D, _default_max_iter(n), K.PIV_TOL, K.LEXICO, K.CHECK_EVERY)
 
 
 _SOLVED_TEXT = _STATUS_TEXT[K.SOLVED]
@@ -63,39 +68,42 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
     """The default chain's first step, ``lemke`` without options, for :func:`contactcp.solve` on a
     plain LCP (and for ``solve(problem, "lemke")``): the same certified result as the registry's
     run, without its per-call handling (option checks, the chain's loop), and with the problem's
-    own residual measured in the same compiled call as the cold start
-    (:func:`K.lemke_cold_measured`; a small LCP's solve was mostly calls and their returned arrays:
-    n = 10, build + solve 16.5 -> 8.7 us, a script, best of 5 x 20000).  A cold start that does
+    own residual measured in the same compiled call as the cold start (:func:`K.lemke_first`: a
+    small LCP's solve is mostly calls, their arguments and their returned arrays; n = 10, build +
+    solve 16.5 -> 8.7 us, then -> 7.x us, scripts, best of 7 x 100000).  A cold start that does
     not solve goes on as the registry's run does (restarts, Farkas proof), from that run.  None for
     another problem type and when a compiled call raises: the registry's run then does the step
     and reports the failure."""
     if type(problem) is not LCP:
         return None
-    t0 = time.perf_counter()
-    n = problem.q.shape[0]
+    t0 = perf_counter()
+    q = problem.q
+    n = q.shape[0]
     m = 5 + 3 * n
     buf = np.empty(m + n)
-    max_iter = max(1000, 50 * n)
+    basic = np.empty(n, np.bool_)
     try:
-        head = K.lemke_cold_measured(problem.M, problem.q, problem._free, buf, max_iter, 1e-11, True, 16)
+        st, pivots, refactors, equilibrated, rows, parts = K.lemke_first(problem.M, q, problem._free, buf, basic)
     except (ArithmeticError, ValueError, RuntimeError):
         return None
-    if head[0] != K.SOLVED:
-        return _after_cold(problem, tol, buf[:m], max_iter, t0)
+    if st != K.SOLVED:
+        return _after_cold(problem, tol, buf[:m], _default_max_iter(n), t0)
     x = buf[4 : 4 + n]
-    if head[4] == 0:  # every row decided in floating point: the measure is complete
-        residual, w = tuple.__new__(Residual, head[5:]), buf[m:]
+    if rows == 0:  # every row decided in floating point: the measure is complete
+        residual, w = tuple.__new__(Residual, parts), buf[m:]
     else:  # rows to evaluate exactly: the problem's own measure in full
-        residual, w = linear_residual(problem.M, problem.q, x, problem._free)
-    pivots = head[1]
-    stats = _cold_stats(pivots, head[2], buf[4 + 2 * n : m - 1], head[3])
+        residual, w = linear_residual(problem.M, q, x, problem._free)
+    stats = {
+        "pivots": pivots,
+        "refactorizations": refactors,
+        "z_basic": basic,
+        "start": _COLD_EQUILIBRATED if equilibrated else _COLD,
+    }  # _cold_stats, written out: a call less
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)
-        return Result(
-            x, _SOLVED, residual, "lemke", tol, pivots, time.perf_counter() - t0, _SOLVED_TEXT, w, None, stats
-        )
+        return Result(x, _SOLVED, residual, "lemke", tol, pivots, perf_counter() - t0, _SOLVED_TEXT, w, None, stats)
     raw = Raw(x, _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
     raw.measured = residual, w
-    return certify(problem, raw, tol, "lemke", time.perf_counter() - t0)
+    return certify(problem, raw, tol, "lemke", perf_counter() - t0)
 
 
 def _after_cold(problem: LCP, tol: float, out: np.ndarray, max_iter: int, t0: float) -> Result | None:
@@ -109,7 +117,7 @@ def _after_cold(problem: LCP, tol: float, out: np.ndarray, max_iter: int, t0: fl
         raise
     except (ArithmeticError, np.linalg.LinAlgError, ValueError, RuntimeError):
         return None
-    return certify(problem, raw, tol, "lemke", time.perf_counter() - t0)
+    return certify(problem, raw, tol, "lemke", perf_counter() - t0)
 
 
 def lemke_lcp(
@@ -151,14 +159,14 @@ def _lemke_once(
     d: Any = None,
     basis: Any = None,
     max_iter: int | None = None,
-    piv_tol: float = 1e-11,
-    lexicographic: bool = True,
-    check_every: int = 16,
+    piv_tol: float = K.PIV_TOL,
+    lexicographic: bool = K.LEXICO,
+    check_every: int = K.CHECK_EVERY,
 ) -> Raw:
     """One run of the kernel (options checked by the registry), cold or warm-started."""
     M, q = problem.M, problem.q
     n = q.shape[0]
-    max_iter = max(1000, 50 * n) if max_iter is None else max_iter
+    max_iter = _default_max_iter(n) if max_iter is None else max_iter
     if basis is None:
         note = "cold start"
         out = K.lemke_cold_solve(
@@ -268,9 +276,9 @@ def lemke(
     d: Any = None,
     basis: Any = None,
     max_iter: int | None = None,
-    piv_tol: float = 1e-11,
-    lexicographic: bool = True,
-    check_every: int = 16,
+    piv_tol: float = K.PIV_TOL,
+    lexicographic: bool = K.LEXICO,
+    check_every: int = K.CHECK_EVERY,
     restarts: int = 3,
     seed: int = 0,
 ) -> Raw:
@@ -300,16 +308,16 @@ def lemke(
         and d is None
         and basis is None
         and max_iter is None
-        and piv_tol == 1e-11
-        and lexicographic is True
-        and check_every == 16
+        and piv_tol == K.PIV_TOL
+        and lexicographic is K.LEXICO
+        and check_every == K.CHECK_EVERY
     ):
         # the common case, kept lean: many small LCPs are solved one call at a time
         n = problem.q.shape[0]
         out = _cold(problem)
         if out[0] == K.SOLVED:
             return _solved(out, n)
-        first = _interpret(problem, tol, out, False, max(1000, 50 * n), "cold start")
+        first = _interpret(problem, tol, out, False, _default_max_iter(n), "cold start")
     run = dict(
         d=d, basis=basis, max_iter=max_iter, piv_tol=piv_tol, lexicographic=lexicographic, check_every=check_every
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from contactcp.problems._kernels import lcp_residual_parts
+from contactcp.problems._kernels import lcp_residual_into
 
 SOLVED, RAY, ITER_LIMIT, SINGULAR, BAD_START = 0, 1, 2, 3, 4
 
@@ -67,7 +67,7 @@ def _basis_error(AT, b, bas, x):
     return err
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _absmax(v):
     m = 0.0
     for i in range(v.shape[0]):
@@ -142,11 +142,18 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
     """
     n = b.shape[0]
     z0 = 2 * n
-    bas = basis.copy()
-    x = b.copy()
+    ints = np.empty(2 * n, dtype=np.int64)  # one allocation for the index arrays, one for the vectors
+    bas = ints[:n]
+    bas[:] = basis
+    cand = ints[n:]
+    work = np.zeros(5 * n)
+    x = work[:n]
+    x[:] = b
+    col = work[n : 2 * n]
+    prow = work[2 * n : 3 * n]
+    col2 = work[3 * n : 4 * n]
+    rn = work[4 * n :]
     Binv = np.eye(n)
-    col = np.zeros(n)
-    prow = np.empty(n)
     refactors = 0
     pivots = 0
     bmax = _absmax(b)
@@ -159,7 +166,6 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
 
     # Initial pivot: z0 enters at the level that makes every row nonnegative.
     col[:] = AT[z0]
-    cand = np.empty(n, dtype=np.int64)
     best = np.inf
     for i in range(n):
         if x[i] < 0.0 and col[i] >= 0.0:
@@ -179,8 +185,6 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
     else:
         r = cand[0]
     entering = z0
-    col2 = np.empty(n)
-    rn = np.empty(n)
     while True:
         # ---- pivot on (r, entering): basic values first ----
         piv = col[r]
@@ -212,30 +216,33 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
         #      B^-1 a and the row norms ||B^-1_i||_1 of the pivot test ----
         for k in range(n):
             prow[k] = Binv[r, k] / piv
-        for i in range(n):
-            ci = col[i]
-            row = Binv[i]
-            sa = 0.0
-            sm = 0.0
-            if i == r:
-                for k in range(n):
-                    v = prow[k]
-                    row[k] = v
-                    sa += v * a[k]
-                    sm += abs(v)
-            elif ci != 0.0:
-                for k in range(n):
-                    v = row[k] - ci * prow[k]
-                    row[k] = v
-                    sa += v * a[k]
-                    sm += abs(v)
-            else:
-                for k in range(n):
-                    v = row[k]
-                    sa += v * a[k]
-                    sm += abs(v)
-            col2[i] = sa
-            rn[i] = sm
+        # two rows at a time: four independent sums, each in the order of its row (the same
+        # values as one row at a time), wait half as long on the adder's latency
+        for i in range(0, n, 2):
+            j = i + 1 if i + 1 < n else i
+            r0 = Binv[i]
+            r1 = Binv[j]
+            c0 = col[i] if i != r else 0.0
+            c1 = col[j] if j != r else 0.0
+            sa0 = 0.0
+            sm0 = 0.0
+            sa1 = 0.0
+            sm1 = 0.0
+            for k in range(n):
+                pk = prow[k]
+                v0 = pk if i == r else r0[k] - c0 * pk
+                v1 = pk if j == r else r1[k] - c1 * pk
+                r0[k] = v0
+                r1[k] = v1
+                ak = a[k]
+                sa0 += v0 * ak
+                sm0 += abs(v0)
+                sa1 += v1 * ak
+                sm1 += abs(v1)
+            col2[i] = sa0
+            rn[i] = sm0
+            col2[j] = sa1
+            rn[j] = sm1
         if check_every > 0 and pivots % check_every == 0:
             if _basis_error(AT, b, bas, x) > 1e-10:
                 refactors += 1
@@ -358,9 +365,17 @@ def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
     Layout (see :func:`unpack`): ``[status, pivots, refactors, z0, z (n), zh (n), z_basic (n),
     equilibrated]``; ``zh`` is the ``z`` part of the terminal ray (zero unless status is RAY).
     """
+    out = np.empty(5 + 3 * b.shape[0])
+    _solve_into(AT, b, start, max_iter, piv_tol, lexico, check_every, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _solve_into(AT, b, start, max_iter, piv_tol, lexico, check_every, out):
+    """:func:`lemke_solve` with its array written into ``out`` (length ``5 + 3 n``)."""
     n = b.shape[0]
     st, x, bas, piv, entering, col, refactors = lemke_core(AT, b, start, max_iter, piv_tol, lexico, check_every)
-    out = np.zeros(5 + 3 * n)
+    out[:] = 0.0
     out[0] = st
     out[1] = piv
     out[2] = refactors
@@ -375,7 +390,6 @@ def lemke_solve(AT, b, start, max_iter, piv_tol, lexico, check_every):
             out[3] = x[i]
     if st == RAY:
         out[4 + n : 4 + 2 * n] = ray_z_part(bas, entering, col, n)
-    return out
 
 
 def unpack(out: np.ndarray, n: int):
@@ -464,6 +478,16 @@ def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
     scaled LCP infeasible exactly when ``R y'`` proves the original one: ``M^T R y' = C^-1
     (R M C)^T y'`` and ``q^T R y' = (R q)^T y'``).  ``out[3]`` (z0) is that of the run.
     """
+    out = np.empty(5 + 3 * q.shape[0])
+    _cold_into(M, q, d, max_iter, piv_tol, lexico, check_every, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _cold_into(M, q, d, max_iter, piv_tol, lexico, check_every, out):
+    """:func:`lemke_cold_solve` with its array written into ``out`` (length ``5 + 3 n``).  The loop
+    gets a writeable copy of ``q`` (it never writes it, but a read-only array would compile a second
+    :func:`lemke_core`)."""
     n = q.shape[0]
     if n > 1 and badly_scaled(M):
         R, C = equilibrate(M, 3)
@@ -479,35 +503,47 @@ def lemke_cold_solve(M, q, d, max_iter, piv_tol, lexico, check_every):
         if ok:
             ds = np.ones(n) if d.shape[0] == 0 else R * d
             AT = cold_start_columns(Ms, qs, ds)
-            out = lemke_solve(AT, qs.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
+            _solve_into(AT, qs, np.arange(n), max_iter, piv_tol, lexico, check_every, out)
             for i in range(n):
                 out[4 + i] *= C[i]
                 out[4 + n + i] *= R[i]
             out[4 + 3 * n] = 1.0
-            return out
+            return
     dd = np.ones(n) if d.shape[0] == 0 else d
     AT = cold_start_columns(M, q, dd)
-    return lemke_solve(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every)
+    _solve_into(AT, q.copy(), np.arange(n), max_iter, piv_tol, lexico, check_every, out)
+
+
+#: the options of a run with :func:`~contactcp.solvers.lcp.lemke.lemke`'s defaults
+#: (:func:`lemke_first`): the pivot tolerance, the lexicographic rule, the check of ``B x = b``
+#: every this many pivots, and the pivot limit ``max(MAX_ITER_MIN, MAX_ITER_PER_ROW n)``
+PIV_TOL, LEXICO, CHECK_EVERY, MAX_ITER_MIN, MAX_ITER_PER_ROW = 1e-11, True, 16, 1000, 50
 
 
 @njit(cache=True, nogil=True)
-def lemke_cold_measured(M, q, free, buf, max_iter, piv_tol, lexico, check_every):
-    """:func:`lemke_cold_solve` with the all-ones covering vector and, when it solved, the
-    problem's own residual of its ``z`` (:func:`~contactcp.problems._kernels.lcp_residual_parts`,
-    the certifier's compiled kernel, on the same array) in the same call: a small LCP's solve is
-    mostly the cost of calls and of the arrays they hand back.
+def lemke_first(M, q, free, buf, basic):
+    """The cold start with the default options (:data:`PIV_TOL`) and the all-ones covering vector
+    and, when it solved, the problem's own residual of its ``z``
+    (:func:`~contactcp.problems._kernels.lcp_residual_into`, the certifier's compiled kernel, on
+    the same array), in one call: a small LCP's solve is mostly the cost of calls, of their
+    arguments and of the arrays they hand back.
 
     The arrays go into ``buf`` (length ``5 + 4 n``; an array handed in costs less than one handed
-    back): :func:`lemke_solve`'s layout (:func:`unpack`), then ``w``.  Returned: ``(status, pivots,
-    refactorizations, equilibrated, rows, value, natural, z_viol, w_viol, |z.w|, equation, scale)``,
-    ``rows`` the rows floating point could not decide (-1 and zeros when not measured)."""
+    back): :func:`lemke_solve`'s layout (:func:`unpack`), then ``w``; and ``z_basic`` into the
+    booleans ``basic`` (length ``n``: half the cost of converting the floats after the call).
+    Returned: ``(status, pivots, refactorizations, equilibrated, rows, parts)``, ``rows`` the rows
+    floating point could not decide (-1 when not measured) and ``parts`` the fields of
+    :class:`~contactcp.result.Residual` (``value, natural, z_viol, w_viol, |z.w|, equation,
+    scale``; zeros when not measured)."""
     n = q.shape[0]
     m = 5 + 3 * n
-    buf[:m] = lemke_cold_solve(M, q, np.zeros(0), max_iter, piv_tol, lexico, check_every)
+    max_iter = max(MAX_ITER_MIN, MAX_ITER_PER_ROW * n)
+    _cold_into(M, q, np.zeros(0), max_iter, PIV_TOL, LEXICO, CHECK_EVERY, buf[:m])
     st, piv, refactors, equilibrated = int(buf[0]), int(buf[1]), int(buf[2]), buf[m - 1] != 0.0
+    for i in range(n):
+        basic[i] = buf[4 + 2 * n + i] != 0.0
     if st != SOLVED:
         buf[m:] = 0.0
-        return st, piv, refactors, equilibrated, -1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    w, natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_parts(M, q, buf[4 : 4 + n], free)
-    buf[m:] = w
-    return st, piv, refactors, equilibrated, rows.shape[0], value, natural, zv, wv, zw, eq, scale
+        return st, piv, refactors, equilibrated, -1, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    natural, zv, wv, zw, eq, value, scale, rows = lcp_residual_into(M, q, buf[4 : 4 + n], free, buf[m:])
+    return st, piv, refactors, equilibrated, rows.shape[0], (value, natural, zv, wv, zw, eq, scale)
