@@ -209,15 +209,21 @@ def _all_finite(flat: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
-def finite_pair(M: np.ndarray, q: np.ndarray) -> bool:
-    """True when a C-contiguous matrix and a vector hold only finite numbers (one compiled call)."""
-    for v in M.reshape(-1):
-        if not np.isfinite(v):
+@njit("boolean(float64[:, ::1], float64[::1])", cache=True, nogil=True)
+def square_finite_pair(M: np.ndarray, q: np.ndarray) -> bool:
+    """True when ``M`` is ``n x n``, ``n = len(q) >= 1``, and both hold only finite numbers: the checks
+    of an LCP's common call in one compiled call.  Typed for C-contiguous native ``float64`` only
+    (compiled once, at import): other arrays raise ``TypeError`` at the call, and the caller takes
+    its general path (the dtype and shape checks in Python cost as much as this call)."""
+    n = q.shape[0]
+    if n == 0 or M.shape[0] != n or M.shape[1] != n:
+        return False
+    for i in range(n):
+        if not np.isfinite(q[i]):
             return False
-    for v in q:
-        if not np.isfinite(v):
-            return False
+        for j in range(n):
+            if not np.isfinite(M[i, j]):
+                return False
     return True
 
 

@@ -43,6 +43,12 @@ class Status(enum.Enum):
     NUMERICAL_FAILURE = "numerical_failure"
     """Singular systems, breakdowns, or errors raised by a backend."""
 
+    @property
+    def name(self) -> str:
+        """The member's name (a plain property: the enum's own is a descriptor that costs three times
+        as much to read, on every result of a time-stepping loop)."""
+        return self._name_
+
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.name
 

@@ -438,3 +438,45 @@ def test_friction_problem_from_float_arrays_is_the_general_one(change, field):
     with pytest.raises(InvalidProblemError) as err:
         ccp.FrictionContactProblem(W, q, mu)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda M, q: (np.asfortranarray(M), q),  # another layout
+        lambda M, q: (M.astype(">f8"), q.astype(">f8")),  # byte-swapped
+        lambda M, q: (M, q.astype(np.float32)),  # another dtype
+        lambda M, q: (M[:, ::-1][:, ::-1], q[::-1][::-1]),  # strided views
+        lambda M, q: (M.tolist(), q.tolist()),
+    ],
+)
+def test_lcp_from_unusual_arrays_is_the_lcp_from_float64(convert):
+    """float64 C arrays take one compiled check of types, shapes and finiteness; every other array
+    takes the general path: the same problem, read-only copies, never the caller's memory."""
+    M = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0], [0.5, 0.0, 1.0]])
+    q = np.array([-1.0, 0.25, -0.5])
+    ref = ccp.LCP(M, q)
+    Mc, qc = convert(M, q)
+    p = ccp.LCP(Mc, qc)
+    np.testing.assert_array_equal(p.M, ref.M)
+    np.testing.assert_array_equal(p.q, np.asarray(qc, dtype=np.float64))  # a float32 q is read as it is
+    assert p.M.dtype == p.q.dtype == np.float64 and p.M.dtype.isnative and p.q.dtype.isnative
+    assert not p.M.flags.writeable and not p.q.flags.writeable
+    assert not any(isinstance(a, np.ndarray) and np.shares_memory(b, a) for a, b in ((Mc, p.M), (qc, p.q)))
+
+
+@pytest.mark.parametrize(
+    ("M", "q", "field"),
+    [
+        (np.eye(3), np.array([1.0, np.nan, 0.0]), "q"),
+        (np.array([[1.0, np.inf], [0.0, 1.0]]), np.zeros(2), "M"),
+        (np.eye(3), np.zeros(2), "q"),
+        (np.ones((2, 3)), np.zeros(2), "M"),
+        (np.zeros((0, 0)), np.zeros(0), "M"),
+    ],
+)
+def test_lcp_from_float64_arrays_names_what_is_wrong(M, q, field):
+    # the compiled check of the common call only says "not the common case": the general path names the field
+    with pytest.raises(InvalidProblemError) as err:
+        ccp.LCP(M, q)
+    assert err.value.field == field

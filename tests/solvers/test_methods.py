@@ -1,5 +1,7 @@
 """bpp, enumerate, mixed/box reductions, batch solving and the solve() entry point."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -171,6 +173,10 @@ def test_result_contract():
     assert "SOLVED" in r.summary() and "residual" in r.summary()
     assert Status.SOLVED in ccp.SOLVED_STATUSES and Status.NO_SOLUTION in ccp.INFEASIBLE_STATUSES
     assert Status.RAY_TERMINATION in ccp.INCONCLUSIVE_STATUSES
+    # the statuses' names (a plain property on Status) are the enum's: lookups and pickles agree
+    for s in Status:
+        assert Status[s.name] is s and str(s) == s.name == s._name_ and s.name.lower() == s.value
+        assert pickle.loads(pickle.dumps(s)) is s
 
 
 def test_registry_downgrades_a_lying_solver():

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from contactcp._validate import finite_pair, index_mask, matrix, vector
+from contactcp._validate import index_mask, matrix, square_finite_pair, vector
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.farkas import FarkasSystem
 from contactcp.problems._base import Problem, linear_residual, require, scaled_residual
@@ -21,7 +21,7 @@ from contactcp.result import Certificate, Residual
 __all__ = ["LCP", "MixedLCP", "BoxLCP", "farkas_check", "farkas_certificate"]
 
 
-_F64 = np.dtype(np.float64)  # the native float64 (a byte-swapped one takes the general path)
+_NDARRAY = np.ndarray  # a global read instead of a module attribute (the constructor's fast path)
 
 
 @functools.lru_cache(maxsize=64)
@@ -65,23 +65,24 @@ class LCP(_Linear):
     kind = "LCP"
 
     def __init__(self, M: Any, q: Any):
-        if (
-            type(M) is np.ndarray
-            and type(q) is np.ndarray
-            and M.dtype is _F64
-            and q.dtype is _F64
-            and q.ndim == 1
-            and M.shape == (q.shape[0], q.shape[0])
-            and q.shape[0]
-        ):
-            # fast path for the common call (native float64 arrays of matching shapes): one
-            # compiled finiteness check; anything unusual takes the general path below
+        if type(M) is _NDARRAY and type(q) is _NDARRAY:
+            # fast path for the common call (native float64 arrays of matching shapes): copies, then
+            # one compiled check of their types, shapes and finiteness; anything else (another
+            # dtype or layout, a byte-swapped array, a NaN) takes the general path below, which
+            # names what is wrong
             M, q = M.copy(), q.copy()
-            if finite_pair(M, q):
+            try:
+                fast = square_finite_pair(M, q)
+            except TypeError:
+                fast = False
+            if fast:
                 M.setflags(write=False)
                 q.setflags(write=False)
                 fields = self.__dict__
-                fields["M"], fields["q"], fields["_free"], fields["_frozen"] = M, q, _no_free(q.shape[0]), True
+                fields["M"] = M
+                fields["q"] = q
+                fields["_free"] = _no_free(q.shape[0])
+                fields["_frozen"] = True
                 return
         M = matrix(M, "M", square=True)
         n = M.shape[0]

@@ -319,7 +319,9 @@ def method_info(name: str) -> list[MethodSpec]:
 _CHAINS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
 _FINISHERS: dict[type, Callable[[Problem, np.ndarray], np.ndarray | None]] = {}
 _WARM: dict[type, Callable[[Problem, np.ndarray], dict[str, Any]]] = {}
-_FIRST: dict[type, Callable[[Problem, float], Result | None]] = {}
+#: each type's ``first`` (:func:`set_default_chain`) and the name that runs it when named (None: the
+#: first step has options, so a named call runs the registry's way)
+_FIRST: dict[type, tuple[str | None, Callable[[Problem, float], Result | None]]] = {}
 
 
 def set_default_chain(
@@ -339,11 +341,11 @@ def set_default_chain(
     without the per-call option handling: for the many small problems of a time-stepping loop; it
     returns None where it does not apply, and the step then runs as the others do.  A first step
     without options is run by ``first`` also when named: ``solve(problem, name)``."""
-    _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
+    chain = _CHAINS[problem_type] = tuple((s, {}) if isinstance(s, str) else (s[0], dict(s[1])) for s in steps)
     _CHAIN_OF.clear()
     _FIRST.pop(problem_type, None)
     if first is not None:
-        _FIRST[problem_type] = first
+        _FIRST[problem_type] = (chain[0][0] if chain and not chain[0][1] else None, first)
     if finish is not None:
         _FINISHERS[problem_type] = finish
     if warm is not None:
@@ -430,19 +432,16 @@ def solve(problem: Problem, method: str | None = None, tol: float = DEFAULT_TOL,
             if len(entry[0]) > 1:
                 # the steps are filtered lazily (``_solve_chain``): a problem the first step solves pays
                 # for no test of the others
-                return _solve_chain(problem, entry[0], tol, _FIRST.get(kind))
-        elif kind in _FIRST and _names_first_step(kind, method):
-            res = _FIRST[kind](problem, tol)  # the same Result as _run's, or None
-            if res is not None:
-                return res
+                first = _FIRST.get(kind)
+                return _solve_chain(problem, entry[0], tol, None if first is None else first[1])
+        elif type(method) is str:
+            first = _FIRST.get(kind)
+            # a method naming the chain's first step, which has no options: its ``first`` runs it
+            if first is not None and (method == first[0] or (first[0] is not None and method.lower() == first[0])):
+                res = first[1](problem, tol)  # the same Result as _run's, or None
+                if res is not None:
+                    return res
     return _run(problem, _lookup(problem, method), tol, options)
-
-
-def _names_first_step(kind: type, method: Any) -> bool:
-    """Whether ``method`` names the first step of ``kind``'s default chain and that step has no options:
-    its ``first`` (:func:`set_default_chain`) then runs a call of the method without options too."""
-    steps = _chain_of(kind)
-    return bool(steps) and type(method) is str and not steps[0][1] and steps[0][0] == method.lower()
 
 
 def solve_chain(problem: Problem, chain: Sequence[tuple[str, dict[str, Any]]], tol: float = DEFAULT_TOL) -> Result:
