@@ -5,7 +5,7 @@ it depends on numpy only; each backend is imported lazily.  Usage::
 
     python _worker.py BACKEND SOLVER JOB.json OUT.json
 
-JOB.json: ``{"problems": [paths of .npz with M, q], "target_s": 0.3, "max_reps": 30}``.
+JOB.json: ``{"problems": [paths of .npz with M, q], "target_s": 0.3, "max_reps": 1000}``.
 For each problem the worker solves once (warm-up, not timed), then repeats the
 whole user-facing sequence (build the problem object, solve, read the answer)
 ``reps`` times and records every time; the answer of the last run is saved in
