@@ -70,7 +70,7 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
     run, without its per-call handling (option checks, the chain's loop), and with the problem's
     own residual measured in the same compiled call as the cold start (:func:`K.lemke_first`: a
     small LCP's solve is mostly calls, their arguments and their returned arrays; n = 10, build +
-    solve 16.5 -> 8.7 us, then -> 7.x us, scripts, best of 7 x 100000).  A cold start that does
+    solve 16.5 -> 8.7 us, then with lemke_first and the residual inlined -> 7.2 us; scripts).  A cold start that does
     not solve goes on as the registry's run does (restarts, Farkas proof), from that run.  None for
     another problem type and when a compiled call raises: the registry's run then does the step
     and reports the failure."""
