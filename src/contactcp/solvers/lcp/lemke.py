@@ -32,7 +32,7 @@ _EQUILIBRATED = (
 
 
 def _default_max_iter(n: int) -> int:
-    """The pivot limit ``max(1000, 50 n)`` of a run without ``max_iter`` (:data:`K.PIV_TOL`)."""
+    """The pivot limit ``max(1000, 50 n)`` of a run without ``max_iter`` (:data:`K.MAX_ITER_MIN`)."""
     return max(K.MAX_ITER_MIN, K.MAX_ITER_PER_ROW * n)
 
 
@@ -70,10 +70,10 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
     run, without its per-call handling (option checks, the chain's loop), and with the problem's
     own residual measured in the same compiled call as the cold start (:func:`K.lemke_first`: a
     small LCP's solve is mostly calls, their arguments and their returned arrays; n = 10, build +
-    solve 16.5 -> 8.7 us, then with lemke_first and the residual inlined -> 7.2 us; scripts).  A cold start that does
-    not solve goes on as the registry's run does (restarts, Farkas proof), from that run.  None for
-    another problem type and when a compiled call raises: the registry's run then does the step
-    and reports the failure."""
+    solve 16.5 -> 8.7 us, then with lemke_first and the residual inlined -> 7.2 us; scripts).  A
+    cold start that does not solve goes on as the registry's run does (restarts, Farkas proof),
+    from that run.  None for another problem type and when a compiled call raises: the registry's
+    run then does the step and reports the failure."""
     if type(problem) is not LCP:
         return None
     t0 = perf_counter()

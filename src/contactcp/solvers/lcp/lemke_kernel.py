@@ -216,8 +216,9 @@ def lemke_core(AT, b, basis, max_iter, piv_tol, lexico, check_every):
         #      B^-1 a and the row norms ||B^-1_i||_1 of the pivot test ----
         for k in range(n):
             prow[k] = Binv[r, k] / piv
-        # two rows at a time: four independent sums, each in the order of its row (the same
-        # values as one row at a time), wait half as long on the adder's latency
+        # two rows at a time: four independent sums, each in the order of its row, wait half as long
+        # on the adder's latency (the same values as one row at a time, up to the sign of a zero:
+        # a row with col_i = 0 becomes row - 0 * prow; an odd n pairs its last row with itself)
         for i in range(0, n, 2):
             j = i + 1 if i + 1 < n else i
             r0 = Binv[i]
