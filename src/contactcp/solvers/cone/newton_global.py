@@ -73,7 +73,7 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
             return None
         try:
             # LAPACK's getrf and getrs as scipy's lu_factor and lu_solve call them, the same values,
-            # without their wrappers and the warning filter (15 of 138 us a step at n_v = 150); a
+            # without their wrappers and the warning filter (15 of 138 us an iteration at n_v = 150); a
             # singular K gives non-finite steps, refused below
             lu, piv, _ = _GETRF(K)
             s = _GETRS(lu, piv, rhs)[0]
