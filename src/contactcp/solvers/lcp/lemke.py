@@ -48,11 +48,11 @@ _SOLVED = Status.SOLVED
 
 
 def _cold_stats(pivots: int, refactors: int, basic: np.ndarray, equilibrated: Any) -> dict[str, Any]:
-    """The ``stats`` of a cold start that solved (``basic``: the kernel's 0/1 ``z_basic`` entries)."""
+    """The ``stats`` of a cold start that solved (``basic``: the boolean ``z_basic``)."""
     return {
         "pivots": pivots,
         "refactorizations": refactors,
-        "z_basic": basic.astype(bool),
+        "z_basic": basic,
         "start": _COLD_EQUILIBRATED if equilibrated else _COLD,
     }
 
@@ -60,7 +60,7 @@ def _cold_stats(pivots: int, refactors: int, basic: np.ndarray, equilibrated: An
 def _solved(out: np.ndarray, n: int) -> Raw:
     """The :class:`Raw` of a cold-start run that ended with the artificial variable out of the basis."""
     pivots = int(out[1])
-    stats = _cold_stats(pivots, int(out[2]), out[4 + 2 * n : 4 + 3 * n], out[4 + 3 * n])
+    stats = _cold_stats(pivots, int(out[2]), out[4 + 2 * n : 4 + 3 * n].astype(bool), out[4 + 3 * n])
     return Raw(out[4 : 4 + n], _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
 
 
@@ -69,8 +69,8 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
     plain LCP (and for ``solve(problem, "lemke")``): the same certified result as the registry's
     run, without its per-call handling (option checks, the chain's loop), and with the problem's
     own residual measured in the same compiled call as the cold start (:func:`K.lemke_first`: a
-    small LCP's solve is mostly calls, their arguments and their returned arrays; n = 10, build +
-    solve 16.5 -> 8.7 us, then with lemke_first and the residual inlined -> 7.2 us; scripts).  A
+    small LCP's solve is mostly calls, their arguments and their returned arrays; at n = 10 the
+    whole call is within 1.5x of Siconos' Lemke, ``benchmarks/results/lcp_small.md``).  A
     cold start that does not solve goes on as the registry's run does (restarts, Farkas proof),
     from that run.  None for another problem type and when a compiled call raises: the registry's
     run then does the step and reports the failure."""
@@ -93,12 +93,7 @@ def chain_first(problem: LCP, tol: float) -> Result | None:
         residual, w = tuple.__new__(Residual, parts), buf[m:]
     else:  # rows to evaluate exactly: the problem's own measure in full
         residual, w = linear_residual(problem.M, q, x, problem._free)
-    stats = {
-        "pivots": pivots,
-        "refactorizations": refactors,
-        "z_basic": basic,
-        "start": _COLD_EQUILIBRATED if equilibrated else _COLD,
-    }  # _cold_stats, written out: a call less
+    stats = _cold_stats(pivots, refactors, basic, equilibrated)
     if residual.value <= tol:  # what certify() makes of it, without the Raw in between (as NSGS's)
         return Result(x, _SOLVED, residual, "lemke", tol, pivots, perf_counter() - t0, _SOLVED_TEXT, w, None, stats)
     raw = Raw(x, _SOLVED, pivots, _SOLVED_TEXT, None, None, stats)
