@@ -9,7 +9,8 @@ import contactcp as ccp
 from contactcp import InvalidOptionError, Status
 from contactcp.scenarios.piles import box_stack, sphere_pile
 from contactcp.solvers.cone.kernels import ac_phi_D
-from contactcp.solvers.cone.newton_global import _reduced_step, block_rho
+from contactcp.solvers.cone.newton_global import _band_order, _reduced_step, block_rho
+from contactcp.solvers.cone.woodbury_kernels import woodbury_band
 
 
 def _dense_W(p):
@@ -19,13 +20,15 @@ def _dense_W(p):
 
 
 @pytest.mark.parametrize("dim", [3, 2])
-@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("compiled", [None, "dense", "band", "band-spd"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_woodbury_step_is_the_regularised_newton_step(seed, compiled, dim):
     """The step through the n_v x n_v system equals the dense solve of
-    (I - D + D rho (W + eps / rho I)) dr = -phi on the d n_c rows, by sparse products and SuperLU
-    and by the compiled dense assembly alike, for three- and two-dimensional contacts (the time
-    stepper's position projection poses a two-dimensional problem)."""
+    (I - D + D rho (W + eps / rho I)) dr = -phi on the d n_c rows, by sparse products and SuperLU,
+    by the compiled dense assembly and by the compiled band assembly (its order forced on a stack
+    too narrow for BAND_FLOPS; LU with sliding contacts, Cholesky when every contact sticks or is
+    separated) alike, for three- and two-dimensional contacts (the time stepper's position
+    projection poses a two-dimensional problem)."""
     p = box_stack(3, seed=seed)
     if dim == 2:  # the normal and the first tangent of each contact
         keep = np.flatnonzero(np.arange(p.w.size) % 3 < 2)
@@ -36,6 +39,11 @@ def test_woodbury_step_is_the_regularised_newton_step(seed, compiled, dim):
     r = rng.normal(size=p.w.size)  # tangential parts of either sign: some contacts slide
     r[::dim] = np.abs(r[::dim])
     u = W @ r + p.q
+    if compiled == "band-spd":  # inside the cone, at rest: sticking, but for one separated contact
+        r[::dim] = 1.0 + np.abs(r[::dim])
+        r.reshape(-1, dim)[:, 1:] *= 0.1 * np.min(p.mu)
+        u[:] = 0.0
+        r[:dim], u[0] = 0.0, 1.0
     phi, D = ac_phi_D(r, u, p.mu, rho, dim, True)
     eps = 1e-3
     n = p.w.size
@@ -47,10 +55,33 @@ def test_woodbury_step_is_the_regularised_newton_step(seed, compiled, dim):
     if compiled:
         Hc = p.H.tocsc()
         Hc.sort_indices()
-        dense = (p.M.toarray(), Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64), Hc.data)
-        assert np.any(D[:, 1:, 1:] != 0) and np.any(D[:, 1:, 0] != 0)  # sliding contacts: B not diagonal
+        Hp, Hi = Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64)
+        band = _band_order(p.M, Hp, Hi, dim, flops=1.0) if compiled.startswith("band") else None
+        dense = (p.M.toarray(), Hp, Hi, Hc.data, band)
+        if compiled == "band-spd":
+            assert np.all(D[1:] == np.eye(dim)) and D[0, 0, 0] == 0 and np.all(D == np.transpose(D, (0, 2, 1)))
+            assert woodbury_band(*band[:5], Hp, Hi, Hc.data, D, rho, phi, eps, dim, band[5])[-1]  # Cholesky
+        else:  # sliding contacts: B not symmetric
+            assert np.any(D[:, 1:, 1:] != 0) and np.any(D[:, 1:, 0] != 0)
+        if band is not None:
+            assert band[4] < p.n_v - 1 and not band[5]  # a real band; M symmetric
     got = _reduced_step(p, sp.csr_matrix(p.H.T), D, rho, phi, eps, dense)
     assert np.abs(got - expected).max() <= 1e-9 * np.abs(expected).max()
+
+
+def test_band_order_of_a_nonsymmetric_M_asks_for_LU():
+    """An M that is not its own transpose (bit for bit) makes K nonsymmetric whatever B: the band
+    order says so, and a symmetric M does not."""
+    p = box_stack(2, seed=0)
+    Hc = p.H.tocsc()
+    Hc.sort_indices()
+    Hp, Hi = Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64)
+    assert not _band_order(p.M, Hp, Hi, 3, flops=1.0)[5]
+    M = p.M.toarray()
+    M[0, 1] += 1e-3  # within the first body's block
+    assert _band_order(sp.csr_matrix(M), Hp, Hi, 3, flops=1.0)[5]
+    M[1, 0] += 1e-3  # symmetric again
+    assert not _band_order(sp.csr_matrix(M), Hp, Hi, 3, flops=1.0)[5]
 
 
 @pytest.mark.parametrize("gen, seed", [(box_stack, 0), (box_stack, 3), (sphere_pile, 1)])

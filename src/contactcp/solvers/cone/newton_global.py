@@ -29,13 +29,22 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems._coulomb_global import transpose_matvec
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
-from contactcp.solvers.cone.woodbury_kernels import w_diagonal, woodbury_back, woodbury_step
+from contactcp.solvers.cone.woodbury_kernels import (
+    csr_symmetric,
+    half_bandwidth,
+    reduced_pattern,
+    w_diagonal,
+    woodbury_back,
+    woodbury_band,
+    woodbury_step,
+)
 from contactcp.solvers.registry import Raw, integer, real, register, vector
 
 __all__ = ["newton_global", "block_rho"]
@@ -45,6 +54,15 @@ EPS_FLOOR = 1e-6
 #: the reduced matrix M + H Y is factored densely up to this many velocities, by SuperLU above
 DENSE_UP_TO = 600
 _GETRF, _GETRS = sla.lapack.dgetrf, sla.lapack.dgetrs
+_GBTRF, _GBTRS = sla.lapack.dgbtrf, sla.lapack.dgbtrs
+_PBTRF, _PBTRS = sla.lapack.dpbtrf, sla.lapack.dpbtrs
+#: the reduced matrix is factored in band form (LAPACK's ``gbtrf``, partial pivoting) when the
+#: bandwidth-reducing order leaves a half-bandwidth ``kl`` with ``BAND_FLOPS kl^2 < n_v^2``: about
+#: where ``gbtrf``'s ``4 n kl^2`` flops meet ``getrf``'s ``2 n^3 / 3`` (at ``n_v = 150``, random
+#: band matrices, factor and solve: ``kl`` 10, 30, 50, 60 took 19, 49, 74, 111 us, ``getrf`` 122).
+#: A pile's reduced matrices (a script, 200 of each): 25 boxes, ``kl`` 13 on average of 150, 33
+#: against 132 us; 50 boxes, ``kl`` 12 of 300, 51 against 712 us
+BAND_FLOPS = 6
 
 
 def block_rho(problem: GlobalFrictionContactProblem, MinvH: sp.spmatrix | None = None, diag=None) -> np.ndarray:
@@ -62,23 +80,30 @@ def block_rho(problem: GlobalFrictionContactProblem, MinvH: sp.spmatrix | None =
 def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, eps: float, dense=None):
     """``dr = -J_eps^{-1} phi`` by the Woodbury identity (module docstring); None if singular.
 
-    ``dense``: ``(M, Hp, Hi, Hx)``, ``M`` dense and ``H`` in CSC form, when ``n_v <= DENSE_UP_TO``:
-    ``M + H Y`` is then assembled by a compiled kernel (:func:`~.woodbury_kernels.woodbury_step`) and factored
-    densely; above, with sparse products and SuperLU."""
+    ``dense``: ``(M, Hp, Hi, Hx, band)``, ``H`` in CSC form, when ``n_v <= DENSE_UP_TO``: ``M + H Y``
+    is assembled by a compiled kernel and factored by LAPACK, in band form when ``band``
+    (:func:`_band_order`; :func:`_band_solve`), else dense
+    (``M`` dense; :func:`~.woodbury_kernels.woodbury_step`); above, with sparse products and SuperLU."""
     d, n_c = problem.dim, D.shape[0]
     if dense is not None:
-        M, Hp, Hi, Hx = dense
-        K, rhs, B, z, ok = woodbury_step(M, Hp, Hi, Hx, D, rho, phi, eps, d)
-        if not ok:
-            return None
-        try:
-            # LAPACK's getrf and getrs as scipy's lu_factor and lu_solve call them, the same values,
-            # without their wrappers and the warning filter (15 of 138 us an iteration at n_v = 150); a
-            # singular K gives non-finite steps, refused below
-            lu, piv, _ = _GETRF(K)
-            s = _GETRS(lu, piv, rhs)[0]
-        except (np.linalg.LinAlgError, ValueError):
-            return None
+        M, Hp, Hi, Hx, band = dense
+        if band is not None:
+            got = _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d)
+            if got is None:
+                return None
+            B, z, s = got
+        else:
+            K, rhs, B, z, ok = woodbury_step(M, Hp, Hi, Hx, D, rho, phi, eps, d)
+            if not ok:
+                return None
+            try:
+                # LAPACK's getrf and getrs as scipy's lu_factor and lu_solve call them, the same
+                # values, without their wrappers and the warning filter (15 of 138 us an iteration
+                # at n_v = 150); a singular K gives non-finite steps, refused below
+                lu, piv, _ = _GETRF(K)
+                s = _GETRS(lu, piv, rhs)[0]
+            except (np.linalg.LinAlgError, ValueError):
+                return None
         dr = woodbury_back(Hp, Hi, Hx, B, z, s, d)
         return dr if np.all(np.isfinite(dr)) else None
     A = np.eye(d)[None] - (1.0 - eps) * D
@@ -100,6 +125,29 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     return dr if np.all(np.isfinite(dr)) else None
 
 
+
+def _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d):
+    """``(B, z, K^{-1} rhs)`` in band form (:func:`~.woodbury_kernels.woodbury_band`), or None when
+    some ``A_i`` or ``K`` is singular: by Cholesky (``dpbtrf``) when every ``B_i`` is symmetric, a
+    quarter of the flops, without pivoting; by LU with partial pivoting (``dgbtrf``) otherwise, or
+    when Cholesky finds ``K`` not positive definite (which needs ``M``'s symmetric part indefinite)."""
+    Mp, Mi, Mx, iperm, kl, general = band
+    while True:
+        K, rhs, B, z, ok, symmetric = woodbury_band(Mp, Mi, Mx, iperm, kl, Hp, Hi, Hx, D, rho, phi, eps, d, general)
+        if not ok:
+            return None
+        if symmetric:
+            c, info = _PBTRF(K, lower=1, overwrite_ab=1)
+            if info == 0:
+                return B, z, _PBTRS(c, rhs, lower=1, overwrite_b=1)[0][iperm]
+            general = True
+            continue
+        lu, piv, info = _GBTRF(K, kl, kl, overwrite_ab=1)
+        if info != 0:  # an exactly zero pivot: singular
+            return None
+        return B, z, _GBTRS(lu, kl, kl, rhs, piv, overwrite_b=1)[0][iperm]
+
+
 def _setup(problem: GlobalFrictionContactProblem):
     """``(rho, dense, H^T)`` of :func:`newton_global`'s steps (see :func:`_reduced_step`; ``H^T`` only
     for the sparse path).  On the dense path with ``M^{-1}`` sparse (rigid bodies), ``diag(W)`` is one
@@ -111,7 +159,8 @@ def _setup(problem: GlobalFrictionContactProblem):
     Hc = problem.H.tocsc()
     Hc.sort_indices()
     Hp, Hi = Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64)
-    dense = (problem.M.toarray(), Hp, Hi, Hc.data)
+    band = _band_order(problem.M, Hp, Hi, problem.dim)
+    dense = (None if band is not None else problem.M.toarray(), Hp, Hi, Hc.data, band)
     inv = problem.solver.inverse()
     if inv is None:
         rho = block_rho(problem, problem.solver.solve_sparse(problem.H).tocsr())
@@ -119,6 +168,28 @@ def _setup(problem: GlobalFrictionContactProblem):
         Ip, Ii = inv.indptr.astype(np.int64), inv.indices.astype(np.int64)
         rho = block_rho(problem, diag=w_diagonal(Hp, Hi, Hc.data, Ip, Ii, inv.data, problem.n_v))
     return rho, dense, None
+
+
+
+def _band_order(M: sp.csr_matrix, Hp: np.ndarray, Hi: np.ndarray, d: int, flops: float = BAND_FLOPS):
+    """``(Mp, Mi, Mx, iperm, kl, general)`` for the band factorisation of ``M + H B H^T`` (see
+    :func:`_reduced_step`), or None when its half-bandwidth ``kl`` has ``flops kl^2 >= n_v^2``.  The
+    order is SciPy's reverse Cuthill–McKee on the pattern every ``B`` can fill
+    (:func:`~.woodbury_kernels.reduced_pattern`): in a pile, a chain of bodies touching their
+    neighbours, it is a band a few bodies wide.  ``general``: ``M`` is not symmetric (bit for bit),
+    so that ``K`` is not either, whatever ``B``: LU only."""
+    n = M.shape[0]
+    Mp, Mi = M.indptr.astype(np.int64), M.indices.astype(np.int64)
+    indptr, indices = reduced_pattern(Mp, Mi, Hp, Hi, d, n)
+    pattern = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n, n))
+    perm = reverse_cuthill_mckee(pattern, symmetric_mode=True)
+    iperm = np.empty(n, dtype=np.int64)
+    iperm[perm] = np.arange(n)
+    kl = int(half_bandwidth(indptr, indices, iperm))
+    if flops * kl * kl >= n * n:
+        return None
+    Mx = np.ascontiguousarray(M.data, dtype=np.float64)
+    return Mp, Mi, Mx, iperm, kl, not csr_symmetric(Mp, Mi, Mx)
 
 
 @register(

@@ -12,6 +12,50 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _prox_block(D, rho, phi, eps, d, i, B, z, L, R):
+    """Contact ``i``'s ``B_i = A_i^{-1} D_i rho_i`` and ``z_i = -A_i^{-1} phi_i`` into ``B`` and ``z``,
+    ``A_i = I - (1 - eps) D_i`` (:func:`woodbury_step`); False when ``A_i`` is singular.  ``A_i`` has
+    the zero rows of ``D_i`` as identity rows: Gaussian elimination with partial pivoting on the
+    ``d x d`` block (``d <= 3``), solved for the ``d + 1`` right-hand sides (``L``, ``R``: room of
+    ``(d, d)`` and ``(d, d + 1)``)."""
+    for a in range(d):
+        for b in range(d):
+            L[a, b] = (1.0 if a == b else 0.0) - (1.0 - eps) * D[i, a, b]
+            R[a, b] = D[i, a, b] * rho[i]
+        R[a, d] = -phi[i * d + a]
+    for c in range(d):
+        p = c
+        for a in range(c + 1, d):
+            if abs(L[a, c]) > abs(L[p, c]):
+                p = a
+        if L[p, c] == 0.0:
+            return False
+        if p != c:
+            for b in range(d):
+                L[c, b], L[p, b] = L[p, b], L[c, b]
+            for b in range(d + 1):
+                R[c, b], R[p, b] = R[p, b], R[c, b]
+        for a in range(c + 1, d):
+            f = L[a, c] / L[c, c]
+            if f != 0.0:
+                for b in range(c, d):
+                    L[a, b] -= f * L[c, b]
+                for b in range(d + 1):
+                    R[a, b] -= f * R[c, b]
+    for c in range(d - 1, -1, -1):
+        for b in range(d + 1):
+            s = R[c, b]
+            for a in range(c + 1, d):
+                s -= L[c, a] * R[a, b]
+            R[c, b] = s / L[c, c]
+    for a in range(d):
+        for b in range(d):
+            B[i, a, b] = R[a, b]
+        z[i * d + a] = R[a, d]
+    return True
+
+
 @njit(cache=True, nogil=True)
 def woodbury_step(K0, Hp, Hi, Hx, D, rho, phi, eps, d):
     """The proximal Newton step of :mod:`~contactcp.solvers.cone.newton_global` on a dense reduced matrix.
@@ -28,48 +72,10 @@ def woodbury_step(K0, Hp, Hi, Hx, D, rho, phi, eps, d):
     rhs = np.zeros(n)
     B = np.zeros((n_c, d, d))
     z = np.zeros(n_c * d)
-    A = np.empty((d, d))
+    L, R = np.empty((d, d)), np.empty((d, d + 1))
     for i in range(n_c):
-        for a in range(d):
-            for b in range(d):
-                A[a, b] = (1.0 if a == b else 0.0) - (1.0 - eps) * D[i, a, b]
-        # A_i = I - (1 - eps) D_i has the zero rows of D as identity rows: Gaussian elimination with
-        # partial pivoting on the d x d block (d <= 3), solved for the d + 1 right-hand sides
-        R = np.zeros((d, d + 1))
-        for a in range(d):
-            for b in range(d):
-                R[a, b] = D[i, a, b] * rho[i]
-            R[a, d] = -phi[i * d + a]
-        L = A.copy()
-        for c in range(d):
-            p = c
-            for a in range(c + 1, d):
-                if abs(L[a, c]) > abs(L[p, c]):
-                    p = a
-            if L[p, c] == 0.0:
-                return K, rhs, B, z, False
-            if p != c:
-                for b in range(d):
-                    L[c, b], L[p, b] = L[p, b], L[c, b]
-                for b in range(d + 1):
-                    R[c, b], R[p, b] = R[p, b], R[c, b]
-            for a in range(c + 1, d):
-                f = L[a, c] / L[c, c]
-                if f != 0.0:
-                    for b in range(c, d):
-                        L[a, b] -= f * L[c, b]
-                    for b in range(d + 1):
-                        R[a, b] -= f * R[c, b]
-        for c in range(d - 1, -1, -1):
-            for b in range(d + 1):
-                s = R[c, b]
-                for a in range(c + 1, d):
-                    s -= L[c, a] * R[a, b]
-                R[c, b] = s / L[c, c]
-        for a in range(d):
-            for b in range(d):
-                B[i, a, b] = R[a, b]
-            z[i * d + a] = R[a, d]
+        if not _prox_block(D, rho, phi, eps, d, i, B, z, L, R):
+            return K, rhs, B, z, False
         for k in range(d):
             ca = i * d + k
             zk = z[ca]
@@ -128,3 +134,159 @@ def w_diagonal(Hp, Hi, Hx, Ip, Ii, Ix, n):
         for p in range(Hp[j], Hp[j + 1]):
             x[Hi[p]] = 0.0
     return out
+
+
+@njit(cache=True, nogil=True)
+def reduced_pattern(Mp, Mi, Hp, Hi, d, n):
+    """The pattern that ``M + H B H^T`` can fill, whatever the blocks ``B_i``: ``M``'s entries (CSR,
+    mirrored) and every pair of rows that meet in one contact's ``d`` columns of ``H`` (CSC), and
+    the diagonal.  Returns it in CSR form ``(indptr, indices)``, for a bandwidth-reducing order."""
+    A = np.zeros((n, n), dtype=np.bool_)
+    for r in range(n):
+        A[r, r] = True
+        for p in range(Mp[r], Mp[r + 1]):
+            A[r, Mi[p]] = True
+            A[Mi[p], r] = True
+    rows = np.empty(n, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    for i in range((Hp.shape[0] - 1) // d):
+        nr = 0
+        for p in range(Hp[i * d], Hp[(i + 1) * d]):
+            if mark[Hi[p]] != i:
+                mark[Hi[p]] = i
+                rows[nr] = Hi[p]
+                nr += 1
+        for a in range(nr):
+            for b in range(nr):
+                A[rows[a], rows[b]] = True
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    for r in range(n):
+        indptr[r + 1] = indptr[r] + np.count_nonzero(A[r])
+    indices = np.empty(indptr[n], dtype=np.int32)
+    for r in range(n):
+        k = indptr[r]
+        for c in range(n):
+            if A[r, c]:
+                indices[k] = c
+                k += 1
+    return indptr, indices
+
+
+@njit(cache=True, nogil=True)
+def half_bandwidth(indptr, indices, iperm):
+    """``max |iperm[r] - iperm[c]|`` over a symmetric pattern's entries ``(r, c)`` (CSR)."""
+    kl = 0
+    for r in range(indptr.shape[0] - 1):
+        for p in range(indptr[r], indptr[r + 1]):
+            kl = max(kl, abs(iperm[r] - iperm[indices[p]]))
+    return kl
+
+
+@njit(cache=True, nogil=True)
+def woodbury_band(Mp, Mi, Mx, iperm, kl, Hp, Hi, Hx, D, rho, phi, eps, d, general):
+    """:func:`woodbury_step` into LAPACK's band storage, rows and columns in the order ``iperm``
+    (``iperm[r]``: the place of velocity ``r``) of half-bandwidth ``kl`` (:func:`half_bandwidth` of
+    :func:`reduced_pattern`); ``M`` in CSR form.  Returns ``(ab, rhs, B, z, ok, symmetric)``:
+
+    * when every ``B_i`` is symmetric, bit for bit (sticking and separated contacts, frictionless
+      ones: ``B_i`` diagonal), ``K`` is symmetric positive definite and only its lower band is
+      formed, for ``dpbtrf``: ``ab[i - j, j] = K[i, j]``, ``i >= j``, a Fortran-ordered
+      ``(kl + 1, n)`` array;
+    * else (or with ``general``) for ``dgbtrf``: ``ab[2 kl + i - j, j] = K[i, j]`` in a
+      ``(3 kl + 1, n)`` array whose first ``kl`` rows are the factorisation's room for fill.
+
+    Each contact adds its block ``H_c B_c H_c^T`` on the rows its columns touch (``G = H_c B_c``,
+    then ``G H_c^T``).  ``rhs = H z`` in the same order; ``ok`` False when some ``A_i`` is singular;
+    an entry outside the band raises."""
+    n = iperm.shape[0]
+    n_c = phi.shape[0] // d
+    B = np.zeros((n_c, d, d))
+    z = np.zeros(n_c * d)
+    L, R = np.empty((d, d)), np.empty((d, d + 1))
+    symmetric = not general
+    for i in range(n_c):
+        if not _prox_block(D, rho, phi, eps, d, i, B, z, L, R):
+            return np.zeros((n, 1)).T, np.zeros(n), B, z, False, False
+        for k in range(d):
+            for l in range(k):
+                symmetric = symmetric and B[i, k, l] == B[i, l, k]
+    top = 0 if symmetric else 2 * kl
+    ab = np.zeros((n, kl + 1 if symmetric else 3 * kl + 1)).T
+    rhs = np.zeros(n)
+    for r in range(n):
+        for p in range(Mp[r], Mp[r + 1]):
+            a, b = iperm[r], iperm[Mi[p]]
+            if abs(a - b) > kl:
+                raise ValueError("woodbury_band: an entry of M outside the band")
+            if a >= b or not symmetric:
+                ab[top + a - b, b] += Mx[p]
+    _band_contacts(ab, top, symmetric, iperm, kl, Hp, Hi, Hx, B, z, d, rhs)
+    return ab, rhs, B, z, True, symmetric
+
+
+@njit(cache=True, nogil=True)
+def _band_contacts(ab, top, symmetric, iperm, kl, Hp, Hi, Hx, B, z, d, rhs):
+    """Adds every contact's ``H_c B_c H_c^T`` into ``ab`` and ``H_c z_c`` into ``rhs``
+    (:func:`woodbury_band`; ``symmetric``: the lower band only)."""
+    n = iperm.shape[0]
+    rows = np.empty(n, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    Hc = np.zeros((n, d))
+    G = np.empty((n, d))
+    for i in range(z.shape[0] // d):
+        nr = 0
+        lo, hi = n, -1
+        for k in range(d):
+            c = i * d + k
+            for p in range(Hp[c], Hp[c + 1]):
+                r = Hi[p]
+                if mark[r] != i:
+                    mark[r] = i
+                    slot[r] = nr
+                    rows[nr] = iperm[r]
+                    lo, hi = min(lo, rows[nr]), max(hi, rows[nr])
+                    for l in range(d):
+                        Hc[nr, l] = 0.0
+                    nr += 1
+                Hc[slot[r], k] = Hx[p]
+                rhs[iperm[r]] += Hx[p] * z[c]
+        zero = True  # a separated contact (B_i = 0) adds nothing
+        for k in range(d):
+            for l in range(d):
+                zero = zero and B[i, k, l] == 0.0
+        if zero:
+            continue
+        if hi - lo > kl:
+            raise ValueError("woodbury_band: an entry of H B H^T outside the band")
+        for a in range(nr):
+            for l in range(d):
+                acc = 0.0
+                for k in range(d):
+                    acc += Hc[a, k] * B[i, k, l]
+                G[a, l] = acc
+        for b in range(nr):
+            j = rows[b]
+            for a in range(nr):
+                if symmetric and rows[a] < j:
+                    continue
+                acc = 0.0
+                for l in range(d):
+                    acc += G[a, l] * Hc[b, l]
+                ab[top + rows[a] - j, j] += acc
+
+
+@njit(cache=True, nogil=True)
+def csr_symmetric(Mp, Mi, Mx):
+    """Whether a square CSR matrix equals its transpose, bit for bit (an entry ``(r, c)`` absent
+    from row ``c`` must be zero)."""
+    for r in range(Mp.shape[0] - 1):
+        for p in range(Mp[r], Mp[r + 1]):
+            c = Mi[p]
+            mirror = 0.0
+            for s in range(Mp[c], Mp[c + 1]):
+                if Mi[s] == r:
+                    mirror += Mx[s]
+            if mirror != Mx[p]:
+                return False
+    return True
