@@ -125,7 +125,6 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     return dr if np.all(np.isfinite(dr)) else None
 
 
-
 def _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d):
     """``(B, z, K^{-1} rhs)`` in band form (:func:`~.woodbury_kernels.woodbury_band`), or None when
     some ``A_i`` or ``K`` is singular: by Cholesky (``dpbtrf``) when every ``B_i`` is symmetric, a
@@ -168,7 +167,6 @@ def _setup(problem: GlobalFrictionContactProblem):
         Ip, Ii = inv.indptr.astype(np.int64), inv.indices.astype(np.int64)
         rho = block_rho(problem, diag=w_diagonal(Hp, Hi, Hc.data, Ip, Ii, inv.data, problem.n_v))
     return rho, dense, None
-
 
 
 def _band_order(M: sp.csr_matrix, Hp: np.ndarray, Hi: np.ndarray, d: int, flops: float = BAND_FLOPS):
