@@ -37,6 +37,7 @@ from contactcp.scenarios import timestepping as ts
 from contactcp.simulate.stepping import SceneSystem, Scheme, simulate
 from contactcp.simulate.stepping.substeps import advance_certified
 simulate(ts.box_stack(2), 0.003, 1e-3)  # untimed: the kernels loaded from numba's cache
+simulate(ts.box_stack(6), 0.002, 1e-3)  # and the global form's band factorisation
 n, seed, duration = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 system = SceneSystem(ts.box_pile(n, seed=seed))
 scheme, memory, t, h = Scheme(), {}, 0.0, 1e-3

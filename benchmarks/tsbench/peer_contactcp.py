@@ -5,8 +5,9 @@ or of ``spec["module"]``, with ``spec["margin"]`` when given: the grasp); one st
 :func:`contactcp.simulate.stepping.substeps.advance_certified` (``advance``, taken again in halves
 when not certified) with the default :class:`~contactcp.simulate.stepping.Scheme` and a memory
 carried from step to step, the loop of :func:`contactcp.simulate.stepping.simulate` without its
-trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs two
-tiny scenes (and three steps of the grasp itself) so that the numba kernels are compiled or loaded
+trajectory arrays.  Setting ``default`` (the only one).  The warm-up (untimed) runs three
+small scenes (the last a six-box stack, for the global form's band factorisation; and three
+steps of the grasp itself) so that the numba kernels are compiled or loaded
 from their cache before the timing.  The state recorded is that of the spec's bodies (the grasp:
 the sphere only).
 """
@@ -31,6 +32,7 @@ class Peer:
 
     def __init__(self, spec: dict, setting: str, dt: float):
         simulate(ts.box_stack(2), 0.003, dt)  # warm-up: friction cones, LCPs, projection
+        simulate(ts.box_stack(6), 0.002, dt)  # and the global form's band factorisation
         simulate(ts.bouncing_ball(), 0.5, 0.01)
         module = importlib.import_module(f"contactcp.scenarios.{spec['module']}") if "module" in spec else ts
         margin = spec.get("margin", DEFAULT_MARGIN)

@@ -86,10 +86,10 @@ def test_band_order_of_a_nonsymmetric_M_asks_for_LU():
 
 @pytest.mark.parametrize("gen, seed", [(box_stack, 0), (box_stack, 3), (sphere_pile, 1)])
 def test_compiled_diagonal_of_W_is_that_of_the_dense_product(gen, seed):
-    """The step data's diag(H^T M^-1 H) from M^-1 (sparse, rigid bodies) in one compiled pass, against
-    the dense product; and the same rho as from the sparse M^-1 H."""
+    """The step data's diag(H^T M^-1 H) from M^-1 (sparse, rigid bodies) in one compiled pass, and the
+    product W x, against the dense product; and the same rho as from the sparse M^-1 H."""
     from contactcp.solvers.cone.newton_global import _setup
-    from contactcp.solvers.cone.woodbury_kernels import w_diagonal
+    from contactcp.solvers.cone.woodbury_kernels import csr_columns, w_diagonal, w_matvec
 
     p = gen(4, seed=seed) if gen is box_stack else gen(seed=seed)
     inv = p.solver.inverse()
@@ -105,8 +105,14 @@ def test_compiled_diagonal_of_W_is_that_of_the_dense_product(gen, seed):
         inv.data,
         p.n_v,
     )
-    want = np.diag(_dense_W(p))
+    Cp, Ci, Cx = csr_columns(p.H.indptr, p.H.indices, p.H.data, p.H.shape[1])  # the same CSC form
+    assert np.array_equal(Cp, Hc.indptr) and np.array_equal(Ci, Hc.indices) and np.array_equal(Cx, Hc.data)
+    W = _dense_W(p)
+    want = np.diag(W)
     assert np.abs(diag - want).max() <= 1e-12 * np.abs(want).max()
+    x = np.random.default_rng(seed).normal(size=p.w.size)  # and W x, W not formed
+    Wx = w_matvec(p.H.indptr, p.H.indices, p.H.data, inv.indptr, inv.indices, inv.data, x)
+    assert np.abs(Wx - W @ x).max() <= 1e-12 * (np.abs(W) @ np.abs(x)).max()
     rho = _setup(p)[0]
     np.testing.assert_allclose(rho, block_rho(p, p.solver.solve_sparse(p.H).tocsr()), rtol=1e-12)
 

@@ -37,10 +37,12 @@ from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
 from contactcp.solvers.cone.woodbury_kernels import (
+    csr_columns,
     csr_symmetric,
     half_bandwidth,
     reduced_pattern,
     w_diagonal,
+    w_matvec,
     woodbury_back,
     woodbury_band,
     woodbury_step,
@@ -155,17 +157,16 @@ def _setup(problem: GlobalFrictionContactProblem):
     if problem.n_v > DENSE_UP_TO:
         MinvH = problem.solver.solve_sparse(problem.H).tocsr()
         return block_rho(problem, MinvH), None, sp.csr_matrix(problem.H.T)
-    Hc = problem.H.tocsc()
-    Hc.sort_indices()
-    Hp, Hi = Hc.indptr.astype(np.int64), Hc.indices.astype(np.int64)
+    H = problem.H
+    Hp, Hi, Hx = csr_columns(H.indptr, H.indices, H.data, H.shape[1])
     band = _band_order(problem.M, Hp, Hi, problem.dim)
-    dense = (None if band is not None else problem.M.toarray(), Hp, Hi, Hc.data, band)
+    dense = (None if band is not None else problem.M.toarray(), Hp, Hi, Hx, band)
     inv = problem.solver.inverse()
     if inv is None:
         rho = block_rho(problem, problem.solver.solve_sparse(problem.H).tocsr())
     else:
         Ip, Ii = inv.indptr.astype(np.int64), inv.indices.astype(np.int64)
-        rho = block_rho(problem, diag=w_diagonal(Hp, Hi, Hc.data, Ip, Ii, inv.data, problem.n_v))
+        rho = block_rho(problem, diag=w_diagonal(Hp, Hi, Hx, Ip, Ii, inv.data, problem.n_v))
     return rho, dense, None
 
 
@@ -232,7 +233,11 @@ def newton_global(
     qscale = nq if nq > np.finfo(float).tiny else 1.0
     zero = np.zeros(m)
 
+    inv = problem.solver.inverse()  # M^-1 sparse (rigid bodies): W x in one compiled call
+
     def velocity_terms(x: np.ndarray) -> np.ndarray:  # W x = H^T M^-1 H x, W not formed
+        if inv is not None:
+            return w_matvec(H.indptr, H.indices, H.data, inv.indptr, inv.indices, inv.data, x)
         return transpose_matvec(H.indptr, H.indices, H.data, problem.solver.solve(H @ x), zero)
 
     u = velocity_terms(r) + q

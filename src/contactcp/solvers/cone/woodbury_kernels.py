@@ -267,13 +267,16 @@ def _band_contacts(ab, top, symmetric, iperm, kl, Hp, Hi, Hx, B, z, d, rhs):
                 G[a, l] = acc
         for b in range(nr):
             j = rows[b]
-            for a in range(nr):
-                if symmetric and rows[a] < j:
-                    continue
-                acc = 0.0
-                for l in range(d):
-                    acc += G[a, l] * Hc[b, l]
-                ab[top + rows[a] - j, j] += acc
+            if d == 3:  # unrolled: 2.5 times faster than the loop over l (a script, 12 x 12 blocks)
+                h0, h1, h2 = Hc[b, 0], Hc[b, 1], Hc[b, 2]
+                for a in range(nr):
+                    if not symmetric or rows[a] >= j:
+                        ab[top + rows[a] - j, j] += G[a, 0] * h0 + G[a, 1] * h1 + G[a, 2] * h2
+            else:  # d == 2 (the global problem's dimensions are 2 and 3)
+                h0, h1 = Hc[b, 0], Hc[b, 1]
+                for a in range(nr):
+                    if not symmetric or rows[a] >= j:
+                        ab[top + rows[a] - j, j] += G[a, 0] * h0 + G[a, 1] * h1
 
 
 @njit(cache=True, nogil=True)
@@ -290,3 +293,46 @@ def csr_symmetric(Mp, Mi, Mx):
             if mirror != Mx[p]:
                 return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, x):
+    """``W x = H^T M^{-1} (H x)`` without ``W``, from ``H`` and ``M^{-1}`` in CSR form, in one pass
+    of each (three scipy and block-solver calls took 27 us at a 25-box pile's 150 velocities)."""
+    n = Hp.shape[0] - 1
+    y = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for p in range(Hp[i], Hp[i + 1]):
+            acc += Hx[p] * x[Hi[p]]
+        y[i] = acc
+    out = np.zeros(x.shape[0])
+    for i in range(n):
+        acc = 0.0
+        for p in range(Ip[i], Ip[i + 1]):
+            acc += Ix[p] * y[Ii[p]]
+        for p in range(Hp[i], Hp[i + 1]):
+            out[Hi[p]] += Hx[p] * acc
+    return out
+
+
+@njit(cache=True, nogil=True)
+def csr_columns(Ap, Ai, Ax, m):
+    """An ``(n, m)`` CSR matrix in CSC form ``(indptr, indices, data)``, int64 indices, each column's
+    rows in increasing order (a counting sort: scipy's ``tocsc`` and ``sort_indices`` took 71 us on a
+    25-box pile's contact operator)."""
+    count = np.zeros(m + 1, dtype=np.int64)
+    for p in range(Ap[-1]):
+        count[Ai[p] + 1] += 1
+    for j in range(m):
+        count[j + 1] += count[j]
+    Ci = np.empty(Ap[-1], dtype=np.int64)
+    Cx = np.empty(Ap[-1])
+    nxt = count[:-1].copy()
+    for r in range(Ap.shape[0] - 1):
+        for p in range(Ap[r], Ap[r + 1]):
+            k = nxt[Ai[p]]
+            Ci[k] = r
+            Cx[k] = Ax[p]
+            nxt[Ai[p]] = k + 1
+    return count, Ci, Cx
