@@ -42,7 +42,7 @@ def _record(t, ok, keys=("a",), impulse=None, residual=None, method="m"):
 
 
 class _Stub:
-    """``advance`` that certifies a step only when ``ok(t, h)``; ``q`` counts the time advanced, and
+    """``advance`` that certifies a step only when ``ok(t, h, thorough)``; ``q`` counts the time advanced, and
     the memory a step sees is logged (the warm starts must be those from before the step)."""
 
     def __init__(self, ok):
@@ -52,11 +52,12 @@ class _Stub:
         self.calls.append((round(t / H, 6), round(h / H, 6), dict(memory), thorough))
         memory.clear()
         memory["a"] = (np.array([h, 0.0, 0.0]), STICKING)
-        return q + h, v, _record(t, self.ok(t, h), impulse=[[h, 0.5 * h, 0.0]], method=f"m{h / H:g}")
+        method = f"m{h / H:g}" + ("" if thorough else "q")  # q: the quick chain
+        return q + h, v, _record(t, self.ok(t, h, thorough), impulse=[[h, 0.5 * h, 0.0]], method=method)
 
 
 def test_a_step_certified_only_at_half_size_is_taken_in_two_halves(monkeypatch):
-    stub = _Stub(lambda t, h: h <= 0.5 * H)
+    stub = _Stub(lambda t, h, thorough: h <= 0.5 * H)
     monkeypatch.setattr(substeps, "advance", stub)
     memory = {"a": (np.array([7.0, 0, 0]), STICKING)}
     q1, v1, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme(), memory)
@@ -65,14 +66,14 @@ def test_a_step_certified_only_at_half_size_is_taken_in_two_halves(monkeypatch):
     assert stub.calls[1][2]["a"][0][0] == 7.0  # the first half is warm-started as the step of h was
     assert stub.calls[2][2]["a"][0][0] == 0.5 * H  # the second half from the first half's impulses
     np.testing.assert_allclose(q1, [H], rtol=0, atol=1e-18)
-    assert rec.success and rec.substeps == 2 and rec.t == 0.0 and rec.method == "m0.5"
+    assert rec.success and rec.substeps == 2 and rec.t == 0.0 and rec.method == "m0.5q"
     np.testing.assert_allclose(rec.impulse, [[H, 0.5 * H, 0]], rtol=1e-15)  # the halves' impulses summed
     assert rec.iterations == 4 and rec.transitions == 2
     assert "taken in 2 sub-steps" in rec.notes[0]
 
 
 def test_halving_recurses_down_to_max_halvings_and_only_the_last_level_is_thorough(monkeypatch):
-    stub = _Stub(lambda t, h: h <= 0.25 * H)
+    stub = _Stub(lambda t, h, thorough: h <= 0.25 * H)
     monkeypatch.setattr(substeps, "advance", stub)
     _, _, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme(max_halvings=2), {})
     assert rec.success and rec.substeps == 4
@@ -81,7 +82,7 @@ def test_halving_recurses_down_to_max_halvings_and_only_the_last_level_is_thorou
 
 
 def test_a_step_the_halves_cannot_certify_stands_as_not_certified(monkeypatch):
-    stub = _Stub(lambda t, h: h <= 0.125 * H)
+    stub = _Stub(lambda t, h, thorough: h <= 0.125 * H)
     monkeypatch.setattr(substeps, "advance", stub)
     memory: dict = {}
     q1, _, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme(max_halvings=2), memory)
@@ -89,12 +90,26 @@ def test_a_step_the_halves_cannot_certify_stands_as_not_certified(monkeypatch):
     np.testing.assert_allclose(q1, [H], rtol=1e-15)  # the step of h, as it was taken
     assert memory["a"][0][0] == H  # and the memory it left
     assert "not certified in sub-steps down to h / 4" in rec.notes[-1]
-    # the first half failed at the last level: the second half was never tried
-    assert [h for _, h, _, _ in stub.calls] == [1, 0.5, 0.25]
+    # the first half failed at the last level: the second half was never tried; then the step of h
+    # with the whole chain, from the memory before the step
+    assert [(h, thorough) for _, h, _, thorough in stub.calls] == [(1, False), (0.5, False), (0.25, True), (1, True)]
+    assert rec.method == "m1q" and stub.calls[-1][2] == {}
+
+
+def test_a_step_only_the_whole_chain_certifies_is_taken_by_it_after_the_halves(monkeypatch):
+    stub = _Stub(lambda t, h, thorough: thorough and h == 1.0 * H)
+    monkeypatch.setattr(substeps, "advance", stub)
+    memory = {"a": (np.array([7.0, 0, 0]), STICKING)}
+    q1, _, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme(max_halvings=1), memory)
+    assert [(h, thorough) for _, h, _, thorough in stub.calls] == [(1, False), (0.5, True), (1, True)]
+    assert stub.calls[-1][2]["a"][0][0] == 7.0  # warm-started from the memory before the step
+    assert rec.success and rec.substeps == 1 and rec.method == "m1"
+    assert "certified by the whole chain" in rec.notes[-1]
+    np.testing.assert_allclose(q1, [H], rtol=1e-15)
 
 
 def test_no_halving_when_switched_off(monkeypatch):
-    stub = _Stub(lambda t, h: False)
+    stub = _Stub(lambda t, h, thorough: False)
     monkeypatch.setattr(substeps, "advance", stub)
     _, _, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme.siconos(), {})
     assert len(stub.calls) == 1 and stub.calls[0][3] is True and not rec.success
