@@ -131,7 +131,8 @@ def _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d):
     """``(B, z, K^{-1} rhs)`` in band form (:func:`~.woodbury_kernels.woodbury_band`), or None when
     some ``A_i`` or ``K`` is singular: by Cholesky (``dpbtrf``) when every ``B_i`` is symmetric, a
     quarter of the flops, without pivoting; by LU with partial pivoting (``dgbtrf``) otherwise, or
-    when Cholesky finds ``K`` not positive definite (which needs ``M``'s symmetric part indefinite)."""
+    when Cholesky finds ``K`` not positive definite (an indefinite ``M``, or ``K`` singular to
+    rounding)."""
     Mp, Mi, Mx, iperm, kl, general = band
     while True:
         K, rhs, B, z, ok, symmetric = woodbury_band(Mp, Mi, Mx, iperm, kl, Hp, Hi, Hx, D, rho, phi, eps, d, general)
