@@ -117,6 +117,28 @@ def test_compiled_diagonal_of_W_is_that_of_the_dense_product(gen, seed):
     np.testing.assert_allclose(rho, block_rho(p, p.solver.solve_sparse(p.H).tocsr()), rtol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [lambda: box_stack(8, columns=3, seed=1), lambda: box_stack(5, columns=5, seed=2), lambda: sphere_pile(seed=0)],
+)
+def test_many_bodies_are_factored_in_band_form_and_certified(make):
+    """Three columns of eight boxes, five of five (144 and 150 velocities, half-bandwidth 11), sixty
+    spheres (360, 89): the reduced matrix's order leaves a band narrow enough for the default rule
+    to take the band factorisation, the band is that of the pattern (every entry of M + H H^T within
+    kl of the diagonal, one at kl), and the answer is certified."""
+    from contactcp.solvers.cone.newton_global import _setup
+
+    p = make()
+    band = _setup(p)[1][4]
+    assert band is not None
+    iperm, kl = band[3], band[4]
+    pattern = (abs(p.M) + abs(p.H) @ abs(p.H).T).tocoo()
+    offsets = np.abs(iperm[pattern.row] - iperm[pattern.col])
+    assert offsets.max() == kl and 6 * kl * kl < p.n_v**2
+    res = ccp.solve(p, "newton-global", tol=1e-10)
+    assert res.status is Status.SOLVED and res.residual.value <= 1e-10, res.message
+
+
 @pytest.mark.parametrize("gen, seed", [(box_stack, 0), (box_stack, 1), (sphere_pile, 0), (sphere_pile, 2)])
 def test_certifies_rank_deficient_multibody_problems(gen, seed):
     p = gen(4, seed=seed) if gen is box_stack else gen(seed=seed)
