@@ -96,3 +96,31 @@ def test_a_method_that_does_not_fit_the_steps_problem_is_refused_before_the_run(
     scene = siconos_ball() if system == "ball" else slope_box(0.5)
     with pytest.raises(UnknownMethodError, match=options["method"]):
         simulate(scene, 0.01, 1e-3, **options)
+
+
+def test_a_newton_not_certified_is_tried_again_damped_before_the_chain(monkeypatch):
+    """A step's Newton stopped after one iteration is not certified: the same Newton from the same
+    start with the larger proximal term RETRY_EPS comes next, and when that certifies the step, no
+    chain of other solvers runs."""
+    from contactcp.simulate.stepping import impulses
+
+    calls = []
+    real = impulses.solve
+
+    def spy(problem, method=None, tol=1e-10, **options):
+        if method == "newton-global" and "eps" not in options:
+            options["max_iter"] = 1
+        res = real(problem, method, tol, **options)
+        calls.append((method, options.get("eps"), options.get("r0") is not None, res.success))
+        return res
+
+    def no_chain(*args):
+        raise AssertionError("the chain ran")
+
+    monkeypatch.setattr(impulses, "solve", spy)
+    monkeypatch.setattr(impulses, "solve_chain", no_chain)
+    traj = simulate(box_stack(7), 0.003, 1e-3)
+    assert traj.failed_steps == 0 and all(s.method == "newton-global" for s in traj.steps)
+    first, again = calls[0], calls[1]
+    assert first == ("newton-global", None, False, False)  # cold, stopped: not certified
+    assert again == ("newton-global", impulses.RETRY_EPS, False, True)  # from the same start, damped
