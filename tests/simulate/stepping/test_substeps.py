@@ -46,10 +46,11 @@ class _Stub:
     the memory a step sees is logged (the warm starts must be those from before the step)."""
 
     def __init__(self, ok):
-        self.ok, self.calls = ok, []
+        self.ok, self.calls, self.schemes = ok, [], []
 
     def __call__(self, system, t, q, v, h, scheme, memory, thorough=True):
         self.calls.append((round(t / H, 6), round(h / H, 6), dict(memory), thorough))
+        self.schemes.append(scheme)
         memory.clear()
         memory["a"] = (np.array([h, 0.0, 0.0]), STICKING)
         method = f"m{h / H:g}" + ("" if thorough else "q")  # q: the quick chain
@@ -91,9 +92,28 @@ def test_a_step_the_halves_cannot_certify_stands_as_not_certified(monkeypatch):
     assert memory["a"][0][0] == H  # and the memory it left
     assert "not certified in sub-steps down to h / 4" in rec.notes[-1]
     # the first half failed at the last level: the second half was never tried; then the step of h
-    # with the whole chain, from the memory before the step
-    assert [(h, thorough) for _, h, _, thorough in stub.calls] == [(1, False), (0.5, False), (0.25, True), (1, True)]
-    assert rec.method == "m1q" and stub.calls[-1][2] == {}
+    # with the whole chain, and with Siconos' activation, each from the memory before the step
+    steps = [(h, thorough) for _, h, _, thorough in stub.calls]
+    assert steps == [(1, False), (0.5, False), (0.25, True), (1, True), (1, True)]
+    assert [s.activation_gap for s in stub.schemes] == [1e-8, 1e-8, 1e-8, 1e-8, 0.0]
+    assert rec.method == "m1q" and stub.calls[-1][2] == stub.calls[-2][2] == {}
+
+
+def test_a_step_only_siconos_activation_certifies_is_taken_with_it_last(monkeypatch):
+    stub = _Stub(lambda t, h, thorough: False)
+    real = stub.__call__
+
+    def call(system, t, q, v, h, scheme, memory, thorough=True):
+        q1, v1, rec = real(system, t, q, v, h, scheme, memory, thorough)
+        if scheme.activation_gap == 0.0:
+            rec.status = Status.SOLVED
+        return q1, v1, rec
+
+    monkeypatch.setattr(substeps, "advance", call)
+    q1, _, rec = advance_certified(None, 0.0, np.zeros(1), np.zeros(1), H, Scheme(max_halvings=1), {})
+    assert [s.activation_gap for s in stub.schemes] == [1e-8, 1e-8, 1e-8, 0.0]
+    assert rec.success and rec.substeps == 1 and "activation_gap = 0" in rec.notes[-1]
+    np.testing.assert_allclose(q1, [H], rtol=1e-15)
 
 
 def test_a_step_only_the_whole_chain_certifies_is_taken_by_it_after_the_halves(monkeypatch):
