@@ -18,7 +18,8 @@ halved tries a shorter chain of solvers after its warm Newton
 chain: on that pile a failing step had cost 17-24 s in the chain's fallbacks (process CPU time of
 ``simulate(box_pile(50, seed=4), 0.5, 1e-3)``: 91-102 s with halving and this chain, 226 s with
 halving and the whole chain, 117 s and one step not certified without halving; not a benchmark).  The retry is kept only
-when every sub-step is certified.  Else the step of ``h`` is taken once more with the whole default
+when every sub-step is certified; the step's record then sums the sub-steps
+(:func:`merge_records`).  Else the step of ``h`` is taken once more with the whole default
 chain (on ``box_pile(50, seed=3)`` at t = 0.362 s, in one trajectory, no sub-step certified down
 to ``h / 8`` while the whole chain's proximal-point runs certified the step of ``h`` at 2.4e-11 in
 3 s), then with Siconos' activation, ``activation_gap = 0``: a contact takes part only when
@@ -26,9 +27,8 @@ predicted closed (on ``box_pile(50, seed=8)`` at t = 0.303 s no solver got below
 step size down to ``h / 32``, with the 211 contacts the default ``activation_gap = 1e-8`` takes;
 with the 124 predicted closed the warm Newton certified the step at 5.6e-13 in 0.3 s; the
 position projection then holds every contact, active or not).  If neither is certified, the first
-step of ``h`` stands, reported as not certified.  The
-step's record then sums the sub-steps (:func:`merge_records`).  This is step-size control on
-failure, not on an error estimate: a step that certifies is never refined.
+step of ``h`` stands, reported as not certified.  This is step-size control on failure, not on an
+error estimate: a step that certifies is never refined.
 """
 
 from __future__ import annotations
