@@ -23,12 +23,12 @@ def _pair(size_a, pose_a, size_b, pose_b) -> Scene:
 
 def _coal_only(scene, margin=1e-3):
     """detect with every pair asked of coal (the closed form told it knows no shape)."""
-    closed = DETECT.pair_contacts
-    DETECT.pair_contacts = lambda kinds, *a: closed(kinds * 0, *a)
+    closed = DETECT.near_pairs
+    DETECT.near_pairs = lambda kinds, *a: closed(kinds * 0, *a)
     try:
         return detect(scene, margin)
     finally:
-        DETECT.pair_contacts = closed
+        DETECT.near_pairs = closed
 
 
 def _one(c_a, R_a, e_a, c_b, R_b, e_b, margin=1e-3):

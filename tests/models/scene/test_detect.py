@@ -124,14 +124,30 @@ def test_a_free_body_needs_a_unit_quaternion_and_no_effort():
 
 @pytest.mark.parametrize("second", ["sphere", "halfspace"])
 def test_sphere_pairs_in_closed_form_agree_with_coal(second):
-    # the closed form (coal_pairs._sphere_pair) against coal's query with its lifts, on random poses and
-    # gaps on both sides of the margin: the same pairs found, the same normal, gap and point
+    # the compiled closed form (box_pairs.pair_contacts -> sphere_pairs) against coal's query with its
+    # lifts, on random poses and gaps on both sides of the margin: the same pairs found, the same
+    # normal, gap and point
     import importlib
 
     import coal
     import pinocchio as pin
 
+    from contactcp.models.scene import box_pairs as bp
+
     CP = importlib.import_module("contactcp.models.scene.coal_pairs")
+
+    def closed_form(g1, M1, g2, M2):
+        kinds = np.array([bp.SPHERE, bp.SPHERE if isinstance(g2, coal.Sphere) else bp.HALFSPACE])
+        half = np.array([[g1.radius] * 3, [g2.radius if kinds[1] == bp.SPHERE else 0.0] * 3])
+        plane_n = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0] if kinds[1] == bp.SPHERE else list(g2.n)])
+        plane_d = np.array([0.0, 0.0 if kinds[1] == bp.SPHERE else g2.d])
+        rot, pos = np.array([M1.rotation, M2.rotation]), np.array([M1.translation, M2.translation])
+        code, normal, gap, count, points = bp.pair_contacts(
+            kinds, rot, pos, half, plane_n, plane_d, np.array([0]), np.array([1]), margin
+        )
+        assert code[0] in (bp.NONE, bp.FOUND) and count[0] == (code[0] == bp.FOUND)
+        return (normal[0], gap[0], [points[0, 0]]) if code[0] == bp.FOUND else None
+
     rng = np.random.default_rng(7 if second == "sphere" else 8)
     margin, found = 1e-3, 0
     for _ in range(300):
@@ -157,7 +173,7 @@ def test_sphere_pairs_in_closed_form_agree_with_coal(second):
             c1 = M2.translation + 0.1 * rng.normal(size=3)
             M1 = pin.SE3(R1, c1 - (nw @ c1 - off) * nw + (r1 + gap) * nw)
             apart = nw
-        closed = CP._sphere_pair(g1, M1, g2, M2, margin)[0]
+        closed = closed_form(g1, M1, g2, M2)
         coal_answer = CP._collide(g1, CP._transform(M1), g2, CP._transform(M2), margin)
         if coal_answer is not None and abs(coal_answer[1]) < CP._NEAR:  # coal's own answer needs its lift here
             coal_answer = CP._lift(g1, M1, g2, CP._transform(M2), margin, apart / np.linalg.norm(apart))
@@ -170,3 +186,25 @@ def test_sphere_pairs_in_closed_form_agree_with_coal(second):
         assert abs(closed[1] - coal_answer[1]) <= 1e-12
         assert np.abs(closed[2][0] - coal_answer[2][0]).max() <= 1e-12
     assert 150 <= found < 300  # both sides of the margin were tried
+
+
+@pytest.mark.parametrize("which", ["pile", "grasp", "hand"])
+def test_compiled_geometry_placements_are_pinocchios(which):
+    # detect._placements (free bodies from q, robot links from the forward kinematics, the world
+    # fixed) against pinocchio's updateGeometryPlacements, on turned free bodies and moved joints
+    import importlib
+
+    import pinocchio as pin
+
+    from contactcp.scenarios.timestepping import box_pile
+    from contactcp.scenarios.timestepping_robots import puma_grasp, yashima_hand
+
+    D = importlib.import_module("contactcp.models.scene.detect")
+    scene = {"pile": lambda: box_pile(12, seed=2), "grasp": puma_grasp, "hand": yashima_hand}[which]()
+    scene.q = pin.randomConfiguration(scene.model, -np.ones(scene.model.nq), np.ones(scene.model.nq))
+    gdata = pin.GeometryData(scene.collision)
+    pin.updateGeometryPlacements(scene.model, scene._data, scene.collision, gdata, scene.q)
+    R, T = D._placements(scene, D._geometries(scene))
+    for g in range(scene.collision.ngeoms):
+        assert np.abs(R[g] - gdata.oMg[g].rotation).max() <= 4e-16
+        assert np.abs(T[g] - gdata.oMg[g].translation).max() <= 4e-15 * (1 + np.abs(T[g]).max())

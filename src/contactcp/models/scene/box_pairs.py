@@ -42,11 +42,14 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["NONE", "FOUND", "ASK_COAL", "BOX", "HALFSPACE", "MAX_POINTS", "pair_contacts"]
+from contactcp.models.scene.sphere_pairs import sphere_halfspace, sphere_sphere
+
+__all__ = ["NONE", "FOUND", "ASK_COAL", "BOX", "HALFSPACE", "SPHERE", "MAX_POINTS", "pair_contacts"]
 
 NONE, FOUND, ASK_COAL = 0, 1, 2
-#: shape kinds of :func:`pair_contacts` (any other kind is left to coal)
-OTHER, BOX, HALFSPACE = 0, 1, 2
+#: shape kinds of :func:`pair_contacts` (any other kind is left to coal); a sphere's radius is its
+#: ``half[0]`` (:mod:`~contactcp.models.scene.sphere_pairs`)
+OTHER, BOX, HALFSPACE, SPHERE = 0, 1, 2, 3
 #: the most points a patch has here (two quadrilaterals meet in at most eight)
 MAX_POINTS = 8
 #: coal's default contact-patch tolerance (m): ``ContactPatchRequest().getPatchTolerance()``
@@ -318,10 +321,11 @@ def _box_halfspace(c, R, e, n, offset, margin, points):
 
 @njit(cache=True, nogil=True)
 def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin):
-    """Every pair ``(first[p], second[p])`` of geometries (``kinds``: :data:`BOX`, :data:`HALFSPACE`
-    or other; world placements ``rot`` (G, 3, 3), ``pos`` (G, 3); a box's half sides ``half``; a
-    half-space ``plane_n . x <= plane_d`` in its own frame): ``(code, normal into the first, gap,
-    count, points)`` per pair (module docstring)."""
+    """Every pair ``(first[p], second[p])`` of geometries (``kinds``: :data:`BOX`, :data:`HALFSPACE`,
+    :data:`SPHERE` or other; world placements ``rot`` (G, 3, 3), ``pos`` (G, 3); a box's half sides
+    ``half``, a sphere's radius ``half[0]``; a half-space ``plane_n . x <= plane_d`` in its own
+    frame): ``(code, normal into the first, gap, count, points)`` per pair (module docstring; spheres
+    on spheres and half-spaces: :mod:`~contactcp.models.scene.sphere_pairs`)."""
     P = first.shape[0]
     code = np.zeros(P, dtype=np.int64)
     normal = np.zeros((P, 3))
@@ -339,6 +343,16 @@ def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin
             n = rot[h] @ plane_n[h]
             offset = plane_d[h] + n @ pos[h]
             code[p], gap[p], count[p] = _box_halfspace(pos[b], rot[b], half[b], n, offset, margin, points[p])
+            normal[p] = n if b == i else -n
+        elif kinds[i] == SPHERE and kinds[k] == SPHERE:
+            code[p], gap[p], count[p] = sphere_sphere(
+                pos[i], half[i, 0], pos[k], half[k, 0], margin, normal[p], points[p, 0]
+            )
+        elif kinds[i] == SPHERE and kinds[k] == HALFSPACE or kinds[i] == HALFSPACE and kinds[k] == SPHERE:
+            b, h = (i, k) if kinds[i] == SPHERE else (k, i)
+            n = rot[h] @ plane_n[h]
+            offset = plane_d[h] + n @ pos[h]
+            code[p], gap[p], count[p] = sphere_halfspace(pos[b], half[b, 0], n, offset, margin, points[p, 0])
             normal[p] = n if b == i else -n
         else:
             code[p] = ASK_COAL

@@ -1,7 +1,7 @@
 """Contact of a pair of shapes by coal (the pairs :mod:`~contactcp.models.scene.box_pairs` does not
 answer): ``coal.collide`` within the margin, then ``coal.computeContactPatch``; asked again lifted
-apart where the surfaces touch (coal's normal is unreliable there); a sphere on a sphere or on a
-half-space in closed form.  Conventions: :mod:`~contactcp.models.scene.detect`.
+apart where the surfaces touch (coal's normal is unreliable there).  Conventions:
+:mod:`~contactcp.models.scene.detect`.
 """
 
 from __future__ import annotations
@@ -55,47 +55,12 @@ def _collide(gi, Ti, gk, Tk, margin: float):
     return normal, float(contact.penetration_depth), points
 
 
-def _sphere_pair(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float):
-    """A pair of a sphere and a sphere or a half-space, in closed form (the same answer as
-    :func:`_collide`'s, exactly; coal's is within its GJK tolerance): ``(found,)`` with ``found`` as
-    :func:`_collide`'s (None: farther than ``margin``), or None for any other pair (and for concentric
-    spheres, which have no normal)."""
-    si, sk = isinstance(gi, coal.Sphere), isinstance(gk, coal.Sphere)
-    if si and sk:
-        ci, ck = Mi.translation, Mk.translation  # a sphere is centred on its frame's origin
-        d = ci - ck
-        dist = math.sqrt(float(d @ d))
-        if dist == 0.0:
-            return None
-        gap = dist - gi.radius - gk.radius
-        if not gap < margin:
-            return (None,)
-        n = d / dist  # into the first
-        return ((n, gap, [0.5 * ((ci - gi.radius * n) + (ck + gk.radius * n))]),)
-    if si and isinstance(gk, coal.Halfspace) or sk and isinstance(gi, coal.Halfspace):
-        sphere, Ms, half, Mh = (gi, Mi, gk, Mk) if si else (gk, Mk, gi, Mi)
-        n = Mh.rotation @ np.asarray(half.n, dtype=float)  # the half-space n . x <= d, outward normal
-        offset = float(half.d) + float(n @ Mh.translation)
-        c = Ms.translation
-        above = float(n @ c) - offset  # the centre's height above the surface
-        gap = above - sphere.radius
-        if not gap < margin:
-            return (None,)
-        point = c - 0.5 * (above + sphere.radius) * n  # half-way between the two surfaces
-        return ((n if si else -n, gap, [point]),)
-    return None
-
-
 def query(gi, Mi: pin.SE3, gk, Mk: pin.SE3, margin: float, apart: np.ndarray):
     """One pair's contact (:func:`_collide`).  When the surfaces are within :data:`_NEAR` of touching,
     coal's normal can be off by degrees (two boxes face to face give a tilted normal and one point
     instead of four), so the pair is asked again with the first shape moved :data:`_LIFT` along
     ``apart`` (from the second shape's centre to the first's), where the normal is exact, and once
-    more moved along that normal, which keeps the patch's shape; the gap and points are moved back.
-    Spheres on spheres and half-spaces are answered in closed form (:func:`_sphere_pair`)."""
-    closed = _sphere_pair(gi, Mi, gk, Mk, margin)
-    if closed is not None:
-        return closed[0]
+    more moved along that normal, which keeps the patch's shape; the gap and points are moved back."""
     Ti, Tk = _transform(Mi), _transform(Mk)
     found = _collide(gi, Ti, gk, Tk, margin)
     if found is None or abs(found[1]) >= _NEAR:

@@ -9,11 +9,12 @@ polygon of its rim, a capsule lying down its two ends, a sphere one point.
 
 * Boxes on boxes and on half-spaces are answered in closed form, all pairs in one compiled pass
   (:mod:`~contactcp.models.scene.box_pairs`: the separating-axis test, exact normals and gaps,
-  coal's patch rule), except where that test does not give the distance (a corner passing a corner).
+  coal's patch rule), except where that test does not give the distance (a corner passing a corner);
+  in the same pass a sphere on a sphere or on a half-space (:mod:`~contactcp.models.scene.sphere_pairs`:
+  the same contact as coal's, exactly: no GJK tolerance, no lift; checked against coal's in the tests).
 * Every other pair is asked of coal (``coal.collide`` with ``security_margin = margin``, then
   ``coal.computeContactPatch``), lifted apart where its surfaces touch
-  (:mod:`~contactcp.models.scene.coal_pairs`); a sphere on a sphere or on a half-space in closed
-  form (the same contact, exactly: no GJK tolerance, no lift; checked against coal's in the tests).
+  (:mod:`~contactcp.models.scene.coal_pairs`).
 
 Conventions (the same for every contact): the pair's *first* body is the one on the later joint of
 the scene's tree (free bodies before robot links, robot links before the world); ``normal`` is the
@@ -33,8 +34,9 @@ import pinocchio as pin
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError
 from contactcp.models.contacts import contact_frame, contact_frames
-from contactcp.models.scene.box_pairs import ASK_COAL, BOX, FOUND, HALFSPACE, MAX_POINTS, pair_contacts
+from contactcp.models.scene.box_pairs import ASK_COAL, BOX, FOUND, HALFSPACE, SPHERE
 from contactcp.models.scene.coal_pairs import query
+from contactcp.models.scene.detect_kernels import contact_rows, geometry_placements, near_pairs
 from contactcp.models.scene.scene import Scene
 
 __all__ = ["SceneContact", "ContactSet", "detect", "detect_set", "collision_pairs", "DEFAULT_MARGIN"]
@@ -137,6 +139,8 @@ def _shape_data(scene: Scene, geoms: tuple) -> tuple:
             kinds[j], half[j] = BOX, np.asarray(g.halfSide, dtype=float)
         elif isinstance(g, coal.Halfspace):
             kinds[j], plane_n[j], plane_d[j] = HALFSPACE, np.asarray(g.n, dtype=float), float(g.d)
+        elif isinstance(g, coal.Sphere):
+            kinds[j], half[j] = SPHERE, float(g.radius)
         g.computeLocalAABB()
     with np.errstate(invalid="ignore", over="ignore"):
         centre = np.array([np.asarray(g.aabb_center, dtype=float) for g in geoms]).reshape(-1, 3)
@@ -192,7 +196,15 @@ def _pair_data(scene: Scene, pairs: list[tuple[int, int]], geoms: tuple) -> dict
         bodies = [(scene.body_of(i), scene.body_of(k)) for i, k in pairs]
         prefix = [f"{gm.geometryObjects[i].name}/{gm.geometryObjects[k].name}" for i, k in pairs]
         array = np.array(pairs, dtype=np.int64).reshape(-1, 2).T.copy()  # (2, P)
-        cached = {"pairs": pairs, "geoms": geoms, "array": array, "bodies": bodies, "prefix": prefix, "labels": {}}
+        cached = {
+            "pairs": pairs,
+            "geoms": geoms,
+            "array": array,
+            "bodies": bodies,
+            "prefix": prefix,
+            "labels": {},
+            "rows": {},
+        }
         scene._pair_data = cached
     friction = (frozenset(scene.pair_friction.items()), frozenset(scene.friction.items()), scene.default_friction)
     if cached.get("friction") != friction:
@@ -235,34 +247,72 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     if not margin >= 0:
         raise InvalidOptionError("margin", f"must be >= 0 (metres), got {margin!r}")
     scene.check_state()
-    model, gm = scene.model, scene.collision
-    gdata = pin.GeometryData(gm)
-    pin.updateGeometryPlacements(model, scene._data, gm, gdata, scene.q)
-    placements = [gdata.oMg[i] for i in range(gm.ngeoms)]
+    return contact_set(scene, margin)
+
+
+def contact_set(scene: Scene, margin: float) -> ContactSet:
+    """:func:`detect_set` of a scene whose state is checked (the time stepper's: its state is the
+    stepper's own) and a margin ``>= 0``: the placements, the bounding-box test, the closed-form pairs
+    and the contact rows compiled (:mod:`~contactcp.models.scene.detect_kernels`), coal asked for
+    the pairs they leave."""
     geoms = _geometries(scene)
     pairs = collision_pairs(scene)
     if not pairs:
         return _empty()
     kinds, half_side, plane_n, plane_d, centre, half = _shape_data(scene, geoms)
-    R = np.array([m.rotation for m in placements]).reshape(-1, 3, 3)
-    T = np.array([m.translation for m in placements]).reshape(-1, 3)
-    centres = np.einsum("gab,gb->ga", R, centre) + T
-    # the world boxes' test for every pair at once: a geometry's local box turned by R spans
-    # |R| half-widths about its centre (an infinite box, a plane's, always passes)
+    R, T = _placements(scene, geoms)
     data = _pair_data(scene, pairs, geoms)
-    ii, kk = data["array"]
-    with np.errstate(invalid="ignore", over="ignore"):
-        world_half = np.einsum("gab,gb->ga", np.abs(R), half)
-        reach = world_half[ii] + world_half[kk] + margin
-        far = np.any(np.isfinite(reach) & (np.abs(centres[ii] - centres[kk]) > reach), axis=1)
-    near = np.flatnonzero(~far)
-    ii, kk = ii[near], kk[near]
-    code, normal, gap, count, points = pair_contacts(kinds, R, T, half_side, plane_n, plane_d, ii, kk, margin)
+    first, second = data["array"]
+    near, code, normal, gap, count, points, asked = near_pairs(
+        kinds, R, T, half_side, plane_n, plane_d, centre, half, first, second, margin
+    )
+    if asked:
+        ii, kk = first[near], second[near]
+        ask = np.flatnonzero(code == ASK_COAL)
+        return _with_coal(scene, margin, geoms, R, T, centre, data, near, ii, kk, ask, code, normal, gap, count, points)
+    pair, geometries, rows, normals, frames, gaps, mu = contact_rows(
+        code, normal, gap, count, points, near, first, second, data["mu"]
+    )
+    if not pair.size:
+        return _empty()
+    names, bodies = _row_labels(data, pair)
+    return ContactSet(names, bodies, geometries, rows, normals, frames, gaps, mu)
+
+
+def _row_labels(data: dict, pair: np.ndarray) -> tuple[list[str], list[tuple[str, str]]]:
+    """The contacts' names and bodies, rows of the pairs ``pair`` (kept for the last
+    :data:`_LABEL_SETS` sets of rows: in a resting pile the same set comes back step after step)."""
+    key = pair.tobytes()
+    cache = data["rows"]
+    found = cache.get(key)
+    if found is None:
+        names: list[str] = []
+        bodies: list[tuple[str, str]] = []
+        which, m = np.unique(pair, return_counts=True)
+        for p, mp in zip(which.tolist(), m.tolist()):
+            names += _labels(data, p, mp)
+            bodies += [data["bodies"][p]] * mp
+        if len(cache) >= _LABEL_SETS:
+            cache.clear()
+        found = cache[key] = (names, bodies)
+    return list(found[0]), list(found[1])
+
+
+#: sets of contact rows whose labels :func:`_row_labels` keeps
+_LABEL_SETS = 64
+
+
+def _with_coal(
+    scene, margin, geoms, R, T, centre, data, near, ii, kk, ask, code, normal, gap, count, points
+) -> ContactSet:
+    """:func:`contact_set`'s rows when coal answers some pairs (``ask``)."""
     count = np.where(code == FOUND, count, 0)
     asked: dict[int, np.ndarray] = {}
-    for p in np.flatnonzero(code == ASK_COAL).tolist():  # the pairs coal answers
+    centres = np.einsum("gab,gb->ga", R, centre) + T
+    for p in ask.tolist():
         i, k = int(ii[p]), int(kk[p])
-        found = query(geoms[i], placements[i], geoms[k], placements[k], margin, centres[i] - centres[k])
+        Mi, Mk = pin.SE3(R[i], T[i]), pin.SE3(R[k], T[k])
+        found = query(geoms[i], Mi, geoms[k], Mk, margin, centres[i] - centres[k])
         if found is not None:
             normal[p], gap[p], count[p] = found[0], found[1], len(found[2])
             asked[p] = np.array(found[2], dtype=float).reshape(-1, 3)
@@ -270,16 +320,9 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     if not has.size:
         return _empty()
     m = count[has]
-    if asked:
-        rows = np.concatenate([asked[p] if p in asked else points[p, : count[p]] for p in has.tolist()])
-    else:
-        rows = points[np.arange(MAX_POINTS)[None, :] < count[:, None]]
-    names: list[str] = []
-    bodies: list[tuple[str, str]] = []
-    for p, mp in zip(near[has].tolist(), m.tolist()):
-        names += _labels(data, p, mp)
-        bodies += [data["bodies"][p]] * mp
+    rows = np.concatenate([asked[p] if p in asked else points[p, : count[p]] for p in has.tolist()])
     pair_of = np.repeat(has, m)
+    names, bodies = _row_labels(data, near[pair_of])
     return ContactSet(
         names,
         bodies,
@@ -290,3 +333,38 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
         gap[pair_of],
         data["mu"][near[pair_of]],
     )
+
+
+def _placements(scene: Scene, geoms: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The geometries' world placements ``(R (G, 3, 3), T (G, 3))`` at the scene's ``q``
+    (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; pinocchio's forward
+    kinematics for robot links only)."""
+    model, gm = scene.model, scene.collision
+    cached = getattr(scene, "_placement_data", None)
+    if cached is None or cached[0] != (geoms, model.njoints):
+        free_q = np.full(gm.ngeoms, -1, dtype=np.int64)
+        joint_R = np.broadcast_to(np.eye(3), (gm.ngeoms, 3, 3)).copy()
+        joint_p = np.zeros((gm.ngeoms, 3))
+        links = []
+        for g, obj in enumerate(gm.geometryObjects):
+            j = obj.parentJoint
+            if j and model.joints[j].shortname() == "JointModelFreeFlyer" and model.parents[j] == 0:
+                free_q[g] = model.joints[j].idx_q
+                joint_R[g], joint_p[g] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
+            elif j:
+                links.append((g, j))
+        local_R = np.array([obj.placement.rotation for obj in gm.geometryObjects]).reshape(-1, 3, 3)
+        local_p = np.array([obj.placement.translation for obj in gm.geometryObjects]).reshape(-1, 3)
+        cached = ((geoms, model.njoints), free_q, joint_R, joint_p, local_R, local_p, links)
+        scene._placement_data = cached
+    _, free_q, joint_R, joint_p, local_R, local_p, links = cached
+    if links:
+        data = scene._data
+        pin.forwardKinematics(model, data, scene.q)
+        for g, j in links:
+            M = data.oMi[j]
+            joint_R[g], joint_p[g] = M.rotation, M.translation
+    G = gm.ngeoms
+    R, T = np.empty((G, 3, 3)), np.empty((G, 3))
+    geometry_placements(scene.q, free_q, joint_R, joint_p, local_R, local_p, R, T)
+    return R, T
