@@ -70,6 +70,24 @@ def test_free_body_jacobian_columns_equal_pinocchios_point_jacobians(seed):
     assert np.abs(fast - full).max() <= 1e-14 * np.abs(full).max()
 
 
+@pytest.mark.parametrize("scene", ["grasp", "hand"])
+def test_robot_link_jacobian_columns_equal_pinocchios_point_jacobians(scene):
+    # robot_links.link_columns (from pinocchio's joint Jacobians) against getFrameJacobian of a
+    # frame at each point: the fingertips on the free sphere (link and free body), the hand's links
+    from contactcp.scenarios.timestepping_robots import PUMA_MARGIN, puma_grasp, yashima_hand
+
+    s, margin = (puma_grasp(), PUMA_MARGIN) if scene == "grasp" else (yashima_hand(), 1e-3)
+    rng = np.random.default_rng(3)
+    s.q = s.q + np.concatenate([1e-3 * rng.normal(size=s.model.nv - 6), np.zeros(7)])[: s.model.nq]
+    s.v = rng.normal(size=s.model.nv)
+    found = detect(s, margin + 0.01)
+    assert len(found) >= 2 and all(c.bodies[1] != "world" for c in found)
+    fast, _ = dyn.contact_jacobian(s, found)
+    full, _ = dyn.contact_jacobian(s, found, accelerations=True)
+    assert np.abs(full).max() > 0.1
+    assert np.abs(fast - full).max() <= 1e-14 * np.abs(full).max()
+
+
 def test_contact_frames_are_bit_for_bit_contact_frame():
     rng = np.random.default_rng(7)
     normals = np.vstack([rng.normal(size=(2000, 3)), np.eye(3), -np.eye(3), [[1, 1, 0], [1, 1, 1], [0, 2, 2]]])

@@ -23,11 +23,13 @@ from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.manipulator import mass_matrix, point_terms
 from contactcp.models.scene.detect import ContactSet, SceneContact
+from contactcp.models.scene.detect_kernels import geometry_placements
 from contactcp.models.scene.free_bodies import free_columns
+from contactcp.models.scene.robot_links import link_columns, support_rows
 from contactcp.models.scene.scene import Scene
 from contactcp.models.system import ContactDynamics, check_size
 
-__all__ = ["scene_dynamics", "contact_jacobian", "DEFAULT_SLIDING_TOL"]
+__all__ = ["scene_dynamics", "contact_jacobian", "scene_support_rows", "DEFAULT_SLIDING_TOL"]
 
 #: relative tangential speed (m/s) above which a contact counts as sliding
 DEFAULT_SLIDING_TOL = 1e-6
@@ -56,38 +58,37 @@ def contact_jacobian(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(H, k)`` at the scene's ``(q, v)``: ``H`` (``nv x 3 n_c``) maps ``v`` to the contact-frame
     relative velocities ``u = H^T v`` of the first bodies, ``k`` their classical accelerations at zero
-    ``dv/dt`` (zeros unless ``accelerations``).  Contacts between free bodies and the world are
-    compiled (:mod:`~contactcp.models.scene.free_bodies`), others by pinocchio's point Jacobians."""
+    ``dv/dt`` (zeros unless ``accelerations``).  Without accelerations the columns are compiled: a
+    free body's side from its placement (:mod:`~contactcp.models.scene.free_bodies`), a robot link's
+    from pinocchio's joint Jacobians (:mod:`~contactcp.models.scene.robot_links`); with them, by
+    pinocchio's point Jacobians and classical accelerations, contact by contact."""
     model, data = scene.model, scene._data
     nv = model.nv
     geometries, points, frames = _contact_arrays(contacts)
     nc = len(points)
-    if accelerations:
-        pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
-    else:
-        pin.forwardKinematics(model, data, scene.q)
     H = np.zeros((nv, 3 * nc))
     k = np.zeros(3 * nc)
-    nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
     sides = _geometry_joints(scene)[geometries]
     row0 = _free_rows(scene)
-    simple = np.all((sides == 0) | (row0[sides] >= 0), axis=1)  # the world and free bodies only
-    if not accelerations and nc:
-        R = np.zeros((model.njoints, 3, 3))
-        origin = np.zeros((model.njoints, 3))
-        for j in np.flatnonzero(row0 >= 0).tolist():  # the free bodies' placements only
-            R[j], origin[j] = data.oMi[j].rotation, data.oMi[j].translation
-        free_columns(H, R, origin, row0, sides, points, frames)
-    if accelerations or not simple.all():
-        pin.computeJointJacobians(model, data)
-    for j in np.flatnonzero(~simple if not accelerations else np.ones(nc, dtype=bool)).tolist():
+    if not accelerations:
+        if nc:
+            R, origin = _joint_placements(scene)
+            free_columns(H, R, origin, row0, sides, points, frames)
+            robot = _robot_joints(scene)
+            if robot.any():
+                pin.computeJointJacobians(model, data, scene.q)
+                link_columns(H, data.J, scene_support_rows(scene), robot, sides, points, frames)
+        return H, k
+    pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
+    pin.computeJointJacobians(model, data)
+    nothing = (np.zeros((3, nv)), np.zeros(3))  # the world does not move
+    for j in range(nc):
         C = frames[j]
         ji, jk = int(sides[j, 0]), int(sides[j, 1])
         J1, a1 = point_terms(model, data, ji, points[j]) if ji else nothing
         J2, a2 = point_terms(model, data, jk, points[j]) if jk else nothing
         H[:, 3 * j : 3 * j + 3] = (J1 - J2).T @ C
-        if accelerations:
-            k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
+        k[3 * j : 3 * j + 3] = C.T @ (a1 - a2)
     return H, k
 
 
@@ -114,6 +115,60 @@ def _free_rows(scene: Scene) -> np.ndarray:
         ]
         cached = (model.njoints, np.array(rows, dtype=np.int64))
         scene._free_rows = cached
+    return cached[1]
+
+
+def _robot_joints(scene: Scene) -> np.ndarray:
+    """Per joint index, whether it is a robot joint (not the world, not a free flyer); kept on the
+    scene while its joints stay the same."""
+    model = scene.model
+    cached = getattr(scene, "_robot_joints", None)
+    if cached is None or cached[0] != model.njoints:
+        robot = _free_rows(scene) < 0
+        robot[0] = False  # the world does not move
+        cached = (model.njoints, robot)
+        scene._robot_joints = cached
+    return cached[1]
+
+
+def _joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """The free bodies' world placements by joint index ``(R (njoints, 3, 3), origin (njoints, 3))``,
+    from ``q`` (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; a free body on
+    another body's joint by pinocchio's forward kinematics); other joints' rows are not used."""
+    model = scene.model
+    cached = getattr(scene, "_joint_placement_data", None)
+    if cached is None or cached[0] != model.njoints:
+        free_q = np.full(model.njoints, -1, dtype=np.int64)
+        joint_R = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()
+        joint_p = np.zeros((model.njoints, 3))
+        nested = []
+        for j in np.flatnonzero(_free_rows(scene) >= 0).tolist():
+            if model.parents[j] == 0:
+                free_q[j] = model.joints[j].idx_q
+                joint_R[j], joint_p[j] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
+            else:
+                nested.append(j)
+        eye = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()  # the joint frames themselves
+        cached = (model.njoints, free_q, joint_R, joint_p, eye, np.zeros((model.njoints, 3)), nested)
+        scene._joint_placement_data = cached
+    _, free_q, joint_R, joint_p, eye, zero, nested = cached
+    R, origin = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))
+    geometry_placements(scene.q, free_q, joint_R, joint_p, eye, zero, R, origin)
+    if nested:
+        pin.forwardKinematics(model, scene._data, scene.q)
+        for j in nested:
+            R[j], origin[j] = scene._data.oMi[j].rotation, scene._data.oMi[j].translation
+    return R, origin
+
+
+def scene_support_rows(scene: Scene) -> np.ndarray:
+    """:func:`~contactcp.models.scene.robot_links.support_rows` of the scene's model, the world's row
+    empty (kept on the scene while its joints stay the same)."""
+    model = scene.model
+    cached = getattr(scene, "_support_rows", None)
+    if cached is None or cached[0] != (model.njoints, model.nv):
+        cached = ((model.njoints, model.nv), support_rows(model))
+        scene._support_rows = cached
     return cached[1]
 
 
