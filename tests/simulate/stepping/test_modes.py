@@ -24,7 +24,8 @@ def test_modes_agree_with_the_contact_by_contact_rule(d, seed):
     frames = contact_frames(n_vec / np.linalg.norm(n_vec, axis=1)[:, None])
     mu = rng.choice([0.0, 0.3, 0.8], size=n)
     active = rng.random(n) < 0.8
-    codes, slide = _modes(imp, vel, frames, d, mu, active, slip_tol)
+    codes, slide, world = _modes(imp, vel, frames, d, mu, active, slip_tol)
+    assert np.abs(world - np.einsum("nij,nj->ni", frames, imp)).max() <= 1e-15 * np.abs(imp).max()
     for j in range(n):
         want, direction = (SEPARATED, np.zeros(3))
         if active[j]:

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["integrate_free", "transport_free"]
+__all__ = ["integrate_free", "transport_free", "fill_lower", "add_free_bias"]
 
 
 @njit(cache=True, nogil=True)
@@ -82,3 +82,27 @@ def transport_free(dq, v, vpos, out):
             u0, u1, u2 = v[j + part], v[j + part + 1], v[j + part + 2]
             for r in range(3):
                 out[j + part + r] = R[0, r] * u0 + R[1, r] * u1 + R[2, r] * u2
+
+
+@njit(cache=True, nogil=True)
+def fill_lower(M):
+    """``M``'s lower triangle from its upper one, in place (pinocchio's CRBA fills the upper one)."""
+    n = M.shape[0]
+    for i in range(n):
+        for j in range(i):
+            M[i, j] = M[j, i]
+
+
+@njit(cache=True, nogil=True)
+def add_free_bias(M, v, vpos, f):
+    """``f += M c`` with ``c`` the rate of each free body's turning axes, ``w x v`` in its linear rows
+    (its first velocity index ``vpos[b]``; :meth:`~contactcp.simulate.stepping.systems.SceneSystem.dynamics`)."""
+    c = np.empty(3)
+    for b in range(vpos.shape[0]):
+        k = vpos[b]
+        v0, v1, v2, w0, w1, w2 = v[k], v[k + 1], v[k + 2], v[k + 3], v[k + 4], v[k + 5]
+        c[0] = w1 * v2 - w2 * v1
+        c[1] = w2 * v0 - w0 * v2
+        c[2] = w0 * v1 - w1 * v0
+        for i in range(M.shape[0]):
+            f[i] += M[i, k] * c[0] + M[i, k + 1] * c[1] + M[i, k + 2] * c[2]

@@ -15,6 +15,7 @@ import numpy as np
 from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Result
+from contactcp.solvers.cone import nsgs
 from contactcp.solvers.registry import methods_for, solve, solve_chain
 
 __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO"]
@@ -104,11 +105,13 @@ def _solve_local(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, m
     if d == 1:
         res = solve(LCP(W, q), scheme.method, tol=scheme.tol)
     else:
-        problem = FrictionContactProblem(W, q, mu)
+        problem = FrictionContactProblem._derived(W, q, mu, d)  # W, q from checked data; mu the scene's
         if scheme.method is not None or r0 is None:
             res = solve(problem, scheme.method, tol=scheme.tol)
         else:
-            res = solve(problem, "nsgs", tol=scheme.tol, r0=r0, max_sweeps=WARM_SWEEPS)
+            res = nsgs.direct(problem, scheme.tol, r0, WARM_SWEEPS, False)
+            if res is None:  # data out of range: the registry's run
+                res = solve(problem, "nsgs", tol=scheme.tol, r0=r0, max_sweeps=WARM_SWEEPS)
             if not res.success:
                 newton = solve(problem, "newton", tol=scheme.tol, r0=r0, max_iter=30)
                 res = _closer(newton, problem, None, scheme.tol)

@@ -38,18 +38,26 @@ def _blocks(M: np.ndarray) -> BlockSolver | None:
 def mass_factor(system: Any, M: np.ndarray, t: float) -> Any:
     """What :func:`contactcp.linalg.dense.cho_solve` takes for ``M``: the block inverses when the
     system's mass matrix is constant (``system.constant_mass``) and splits into positive definite
-    blocks (kept on the system while ``M`` stays the same), else ``scipy.linalg.cho_factor(M)``.
+    blocks (kept on the system while ``M`` stays the same), else ``scipy.linalg.cho_factor(M)``'s
+    ``(c, lower)`` (by LAPACK's ``dpotrf`` directly).
     InvalidProblemError naming the mass matrix when ``M`` is not positive definite."""
     if getattr(system, "constant_mass", False):
         cached = system.__dict__.get("_mass_factor")
-        if cached is not None and cached[0].shape == M.shape and np.array_equal(cached[0], M):
+        if cached is not None and (cached[0] is M or cached[0].shape == M.shape and np.array_equal(cached[0], M)):
             return cached[1]
         solver = _blocks(M)
-        if solver is not None:
-            system._mass_factor = (M.copy(), solver)
+        if solver is not None:  # a read-only M (the system's own, kept) is kept as it is
+            system._mass_factor = (M if not M.flags.writeable else M.copy(), solver)
             return solver
-    try:
-        return sla.cho_factor(M)
-    except np.linalg.LinAlgError:
-        hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
-        raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}") from None
+    # LAPACK's dpotrf, which scipy.linalg.cho_factor calls, without its checks (most of a robot's
+    # 24 x 24 factorisation); M is finite here (its system's state is)
+    c, info = _dpotrf(M, lower=0, clean=0)
+    if info == 0:
+        return c, False
+    if info < 0:
+        raise ValueError(f"dpotrf: illegal value in argument {-info}")
+    hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
+    raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}")
+
+
+_dpotrf = sla.lapack.dpotrf

@@ -56,9 +56,10 @@ from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, normal_targets
+from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, normal_targets, small_lstsq
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
 from contactcp.simulate.stepping.mass import mass_factor
+from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -215,23 +216,11 @@ def _mode(r: np.ndarray, u: np.ndarray, frame: np.ndarray, dim: int, mu: float, 
 
 
 def _modes(imp, vel, frames, d: int, mu, active, slip_tol: float):
-    """:func:`_mode` of every contact at once: ``(codes, sliding directions)`` (inactive contacts:
-    separated)."""
-    n = imp.shape[0]
-    modes = np.full(n, SEPARATED, dtype=np.int8)
-    slide = np.zeros((n, 3))
-    loaded = active & (imp[:, 0] > 0)
-    closed = loaded & ((mu == 0) if d != 1 else np.ones(n, dtype=bool))
-    friction = loaded & ~closed
-    sticks = np.hypot(vel[:, 1], vel[:, 2]) <= slip_tol
-    modes[closed] = CLOSED
-    modes[friction & sticks] = STICKING
-    slides = friction & ~sticks
-    modes[slides] = SLIDING
-    if slides.any():
-        dirs = frames[slides, :, 1] * vel[slides, 1:2] + frames[slides, :, 2] * vel[slides, 2:3]
-        slide[slides] = dirs / np.linalg.norm(dirs, axis=1)[:, None]
-    return modes, slide
+    """:func:`_mode` of every contact at once: ``(codes, sliding directions, world impulses)``
+    (inactive contacts: separated; compiled, :func:`~contactcp.simulate.stepping.mode_kernels.contact_modes`)."""
+    return contact_modes(
+        _f64(imp), _f64(vel), _f64(frames), int(d), _f64(mu), np.asarray(active, dtype=np.bool_), float(slip_tol)
+    )
 
 
 def advance(
@@ -329,12 +318,12 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
         Whh = Hn[:, hit].T @ Mh
         # any least-squares lam gives the same dq (two differ in the null space of W_hh, that of
         # H_N[:, hit]): QR with column pivoting, a third of the SVD's time on a pile's 140 hit
-        # contacts; a few contacts by numpy's SVD, whose call costs a third of scipy's
+        # contacts; a few contacts by the SVD, compiled (impact_kernels.small_lstsq)
         A, b = 0.5 * (Whh + Whh.T), target[hit] - g_pred[hit]
         if b.size > 16:
             lam = sla.lstsq(A, b, lapack_driver="gelsy", check_finite=False)[0]
         else:
-            lam = np.linalg.lstsq(A, b, rcond=None)[0]
+            lam = small_lstsq(A, b)
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
     need = g_pred - target
@@ -378,7 +367,7 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
     vel = np.zeros((n, 3))
     imp[:, :d] = r
     vel[:, :d] = u1
-    modes, slide = _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
+    modes, slide, world = _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
     old = [memory.get(k) for k in C.keys]
     before = np.array([SEPARATED if o is None else o[1] for o in old], dtype=np.int8)
     transitions = int(np.count_nonzero(before != modes))
@@ -401,7 +390,7 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
         gap=C.gap,
         active=active,
         impulse=imp,
-        impulse_world=np.einsum("nij,nj->ni", C.frames, imp),
+        impulse_world=world,
         velocity=vel,
         mode=modes,
         slide_direction=slide,

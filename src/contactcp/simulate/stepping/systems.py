@@ -29,11 +29,11 @@ import pinocchio as pin
 
 from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.models.manipulator import mass_matrix
-from contactcp.models.scene.detect import DEFAULT_MARGIN, detect_set
-from contactcp.models.scene.dynamics import contact_jacobian
+from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set
+from contactcp.models.scene.dynamics import contact_jacobian, scene_support_rows
+from contactcp.models.scene.robot_links import link_speed
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
-from contactcp.simulate.stepping.free_motion import integrate_free, transport_free
+from contactcp.simulate.stepping.free_motion import add_free_bias, fill_lower, integrate_free, transport_free
 
 __all__ = ["StepContacts", "SceneSystem", "LinearSystem", "Efforts"]
 
@@ -93,8 +93,6 @@ class SceneSystem:
         self.nq, self.nv = model.nq, model.nv
         self._efforts = _efforts(efforts, self.nv)
         self._free = [j.v for j in scene.joints if j.free]
-        # each free body's six velocity indices, one row per body (its linear part first)
-        self._free_rows = np.array([np.arange(nv_s.start, nv_s.stop) for nv_s in self._free], dtype=np.intp)
         self._free_q = [j.q for j in scene.joints if j.free]
         self._spherical = [
             j.v for j in scene.joints if model.joints[j.index].shortname().startswith("JointModelSpherical")
@@ -119,6 +117,7 @@ class SceneSystem:
         self._only_free = model.nq == 7 * len(self._free)
         #: free bodies only: M is constant (each body's velocity in its own axes), factored once (mass.py)
         self.constant_mass = self._only_free
+        self._M: np.ndarray | None = None  # M, when constant
         # the geometries on free bodies (their speed bound from v directly: a free body's twist is
         # in its own axes, as pinocchio's joint velocity), and the others
         first_v = {j.index: j.v.start for j in scene.joints if j.free}
@@ -126,7 +125,10 @@ class SceneSystem:
         on_free = g_free >= 0
         self._g_lin = g_free[on_free][:, None] + np.arange(3)[None, :]
         self._g_arm = (self._reach + self._radius)[on_free]
-        self._g_other = [g for g, j in enumerate(self._gjoint) if j and not on_free[g]]
+        other = [g for g, j in enumerate(self._gjoint) if j and not on_free[g]]
+        # the other geometries' joints and how far each reaches from its joint's origin
+        self._other_joints = [self._gjoint[g] for g in other]
+        self._other_arms = np.array([self._reach[g] + self._radius[g] for g in other])
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         return self.scene.q.copy(), self.scene.v.copy()
@@ -146,23 +148,18 @@ class SceneSystem:
             scene.tau = tau
         model, data = scene.model, scene._data
         f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, q, v))
-        M = mass_matrix(model, data, q)
+        M = self._M
+        if M is None:
+            M = np.array(pin.crba(model, data, q))
+            fill_lower(M)
+            if self.constant_mass:  # free bodies only: M is the same at every q (kept, read-only)
+                M.setflags(write=False)
+                self._M = M
         if self._free:
             # a free body's velocity is taken in the axes it has at q_k for the whole step (carried to
             # q_{k+1} by :meth:`transport`): its origin's acceleration there is the classical one,
-            # so the rate of the turning axes, w x v, leaves pinocchio's bias
-            c = np.zeros(self.nv)
-            V = v[self._free_rows]  # (bodies, 6)
-            w_, v_ = V[:, 3:], V[:, :3]  # w x v, by components (np.cross costs 50 us a call)
-            c[self._free_rows[:, :3]] = np.stack(
-                [
-                    w_[:, 1] * v_[:, 2] - w_[:, 2] * v_[:, 1],
-                    w_[:, 2] * v_[:, 0] - w_[:, 0] * v_[:, 2],
-                    w_[:, 0] * v_[:, 1] - w_[:, 1] * v_[:, 0],
-                ],
-                axis=1,
-            )
-            f = f + M @ c
+            # so the rate of the turning axes, w x v, leaves pinocchio's bias: f += M (w x v)
+            add_free_bias(M, np.asarray(v, dtype=float), self._vpos, f)
         return M, f
 
     def _speed(self, q: np.ndarray, v: np.ndarray) -> float:
@@ -172,22 +169,22 @@ class SceneSystem:
             lin, ang = v[self._g_lin], v[self._g_lin + 3]
             s = np.sqrt((lin * lin).sum(axis=1)) + np.sqrt((ang * ang).sum(axis=1)) * self._g_arm
             best = float(s.max())
-        if self._g_other:
+        if self._other_joints:
             model, data = self.scene.model, self.scene._data
-            pin.forwardKinematics(model, data, q, v)
-            for g in self._g_other:
-                m = data.v[self._gjoint[g]]  # joint frame, local axes
-                s = np.linalg.norm(m.linear) + np.linalg.norm(m.angular) * (self._reach[g] + self._radius[g])
-                best = max(best, float(s))
+            pin.computeJointJacobians(model, data, q)
+            origins = np.array([data.oMi[j].translation for j in self._other_joints])
+            joints = np.array(self._other_joints, dtype=np.int64)
+            support = scene_support_rows(self.scene)
+            best = max(best, link_speed(data.J, support, v, joints, origins, self._other_arms))
         return best
 
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
         self._set(q, v)
-        found = detect_set(self.scene, self.margin + 2.0 * h * self._speed(q, v))
+        # the stepper's state is checked (the scene's at the start, then finite steps): detected
+        # without detect_set's checks
+        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(q, v))
         n = len(found)
         H = contact_jacobian(self.scene, found)[0] if n else np.zeros((self.nv, 0))
-        scene = self.scene
-        e = {b: scene.restitution(b, self.restitution) for b in set(found.bodies)}
         return StepContacts(
             keys=found.names,
             bodies=found.bodies,
@@ -196,9 +193,19 @@ class SceneSystem:
             gap=found.gap,
             H=H,
             mu=found.mu,
-            e=np.array([e[b] for b in found.bodies], dtype=float),
+            e=self._restitutions(found.bodies),
             dim=3,
         )
+
+    def _restitutions(self, bodies: list[tuple[str, str]]) -> np.ndarray:
+        """Each contact's coefficient of restitution (the scene's pairs, else its default, else the
+        system's)."""
+        scene = self.scene
+        if not scene.pair_restitution:
+            e = scene.default_restitution
+            return np.full(len(bodies), self.restitution if e is None else e, dtype=float)
+        e = {b: scene.restitution(b, self.restitution) for b in set(bodies)}
+        return np.array([e[b] for b in bodies], dtype=float)
 
     def integrate(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         """``q (+) dq``: pinocchio's integration, but a free body's origin moves along its own

@@ -92,26 +92,40 @@ def nsgs(
 
 def chain_first(problem: FrictionContactProblem, tol: float):
     """The default chain's first step, ``("nsgs", {"give_up": True})`` (:data:`FIRST_OPTIONS`), for
-    :func:`contactcp.solve`: the same certified result as the registry's run of it, without its
-    per-call option handling (a small problem's solve is mostly that).  None for data outside
-    floating-point range (:mod:`~contactcp.solvers.cone.scale`), and when the compiled call raises:
-    the registry's path then runs the step (and reports such a failure as its status)."""
+    :func:`contactcp.solve`: :func:`direct` from zero."""
+    return direct(problem, tol, None, _SWEEPS, FIRST_OPTIONS["give_up"])
+
+
+def direct(problem: FrictionContactProblem, tol: float, r0: np.ndarray | None, max_sweeps: int, give_up: bool):
+    """``contactcp.solve(problem, "nsgs", tol=tol, r0=r0, max_sweeps=max_sweeps, give_up=give_up)``:
+    the same certified result as the registry's run, without its per-call option handling (a small
+    problem's solve is mostly that; the time stepper's warm start of each step).  ``r0`` a float64
+    array of the problem's size (None: zero), ``max_sweeps >= 1``.  None for data outside
+    floating-point range (:mod:`~contactcp.solvers.cone.scale`), for an ``r0`` of another shape or
+    not finite, and when the compiled call raises: the registry's path then runs it (and reports such
+    a failure as its status)."""
     if not -homogeneous.LIMIT <= problem._q_exponent <= homogeneous.LIMIT:
+        return None
+    size = problem.q.shape[0]
+    if r0 is None:
+        r = np.zeros(size)
+    elif type(r0) is np.ndarray and r0.dtype == np.float64 and r0.shape == (size,) and np.isfinite(r0).all():
+        r = r0.copy()
+    else:
         return None
     t0 = time.perf_counter()
     W = problem.W if problem._sparse else np.ascontiguousarray(problem.W)
-    r = np.zeros(problem.q.shape[0])
     try:
         code, done, measure = nsgs_measured(
-            *_storage(problem, W), problem.q, problem.mu, r, problem.dim, _SWEEPS, _LOCAL_ITER, tol,
-            FIRST_OPTIONS["give_up"], ANDERSON, problem._mu_max,
+            *_storage(problem, W), problem.q, problem.mu, r, problem.dim, max_sweeps, _LOCAL_ITER, tol,
+            give_up, ANDERSON, problem._mu_max,
         )  # fmt: skip
     except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
         return None
     residual, u = problem._measured(measure)
     if code == 0 and residual.value <= tol:  # what certify() makes of it, without the Raw in between
         return Result(r, _SOLVED, residual, "nsgs", tol, done, time.perf_counter() - t0, _MESSAGES[0], u)
-    raw = _raw(r, code, done, _SWEEPS, None)
+    raw = _raw(r, code, done, max_sweeps, None)
     raw.measured = residual, u
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
 
