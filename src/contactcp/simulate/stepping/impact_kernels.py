@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["impact_times", "normal_targets", "impact_targets", "small_lstsq"]
+__all__ = ["impact_times", "normal_targets", "impact_targets", "small_lstsq", "step_start"]
 
 
 @njit(cache=True, nogil=True)
@@ -44,7 +44,10 @@ def impact_times(g, u, a, h):
 
 @njit(cache=True, nogil=True)
 def normal_targets(e, u0, a, tau, u_imp, h):
-    """The least end-of-step normal velocities with impact timing (``_normal_targets``)."""
+    """The least normal velocities ``u*_j`` at the end of the step with impact timing
+    (:mod:`~contactcp.simulate.stepping.moreau_jean`, step 3): for a contact closing at ``tau``
+    within the step, ``max(0, -e u_imp + a (h - tau))``, the rebound at the impact, then free
+    motion; else Siconos' ``-e u_N(v_k)``."""
     n = e.shape[0]
     out = np.empty(n)
     for j in range(n):
@@ -79,3 +82,38 @@ def small_lstsq(A, b):
     of the 57 microseconds a three-contact position projection took)."""
     n = A.shape[0]
     return np.linalg.lstsq(A, b, rcond=n * 2.220446049250313e-16)[0]
+
+
+@njit(cache=True, nogil=True)
+def step_start(H, v, acc, gap, e, h, d, gamma, activation_gap, impact_timing):
+    """What a step reads of its contacts before its impulse problem
+    (:func:`~contactcp.simulate.stepping.moreau_jean.advance`, steps 2 and 3), in one call:
+    ``(u_k (n, d), a_N, tau, u_imp, active, u*)``, ``u_k = H^T v`` by contact, ``a_N`` the normal
+    rows of ``H^T acc``, ``(tau, u_imp)`` by :func:`impact_times`, ``active`` Siconos' rule
+    ``g + gamma h u_N <= activation_gap`` or (``impact_timing``) closing within the step in free
+    motion, and the least normal velocities ``u*`` at the end of the step: ``-e u_N`` (Siconos), or
+    with ``impact_timing`` :func:`normal_targets`."""
+    nv, m = H.shape
+    n = m // d
+    uk = np.zeros((n, d))
+    a = np.zeros(n)
+    for c in range(m):
+        s = 0.0
+        for i in range(nv):
+            s += H[i, c] * v[i]
+        uk[c // d, c % d] = s
+        if c % d == 0:
+            s = 0.0
+            for i in range(nv):
+                s += H[i, c] * acc[i]
+            a[c // d] = s
+    u0 = uk[:, 0].copy()
+    tau, u_imp = impact_times(gap, u0, a, h)
+    active = np.empty(n, dtype=np.bool_)
+    for j in range(n):
+        active[j] = gap[j] + gamma * h * u0[j] <= activation_gap or (impact_timing and tau[j] < h and u_imp[j] < 0)
+    if impact_timing:
+        u_star = normal_targets(e, u0, a, tau, u_imp, h)
+    else:
+        u_star = -e * u0
+    return uk, a, tau, u_imp, active, u_star

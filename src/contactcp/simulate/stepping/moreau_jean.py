@@ -56,7 +56,7 @@ from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, normal_targets, small_lstsq
+from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, small_lstsq, step_start
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
 from contactcp.simulate.stepping.mass import mass_factor
 from contactcp.simulate.stepping.mode_kernels import contact_modes
@@ -236,12 +236,11 @@ def advance(
     v_free = v + h * acc
     C = system.contacts(q, v, h)
     d, n = C.dim, C.n
-    uk = (C.H.T @ v).reshape(n, d)
-    a = (C.H.T @ acc)[::d]
-    tau, u_imp = impact_time(C.gap, uk[:, 0], a, h)
-    active = C.gap + scheme.gamma * h * uk[:, 0] <= scheme.activation_gap
-    if scheme.impact_timing:  # closing within the step in free motion
-        active |= (tau < h) & (u_imp < 0)
+    # u_k, a_N, the impact times, the active contacts (step 2) and the law's u* (step 3), compiled
+    uk, a, tau, u_imp, active, u_star = step_start(
+        _f64(C.H), _f64(v), acc, _f64(C.gap), _f64(C.e), float(h), d,
+        float(scheme.gamma), float(scheme.activation_gap), scheme.impact_timing,
+    )  # fmt: skip
     r = np.zeros((n, d))
     status, residual, iters, method = Status.SOLVED, 0.0, 0, "free"
     v1 = v_free
@@ -249,7 +248,7 @@ def advance(
         cols = np.flatnonzero(np.repeat(active, d))
         Ha = C.H[:, cols]
         w = np.zeros(cols.size)
-        w[::d] = -_normal_targets(C.e, uk[:, 0], a, tau, u_imp, h, scheme)[active]
+        w[::d] = -u_star[active]
         keys = [k for k, on in zip(C.keys, active) if on]
         warm = [memory.get(k, (None, None))[0] for k in keys]
         r0 = None
@@ -288,15 +287,6 @@ def impact_time(g: np.ndarray, u: np.ndarray, a: np.ndarray, h: float) -> tuple[
 
 def _f64(x) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
-
-
-def _normal_targets(e, u0, a, tau, u_imp, h: float, scheme: Scheme) -> np.ndarray:
-    """The least normal velocity ``u*_j`` at the end of the step (module docstring, step 3):
-    ``-e u_N(v_k)`` (Siconos), or with ``impact_timing`` for a contact closing at ``tau`` within the
-    step, ``max(0, -e u_imp + a (h - tau))``: the rebound at the impact, then free motion."""
-    if not scheme.impact_timing:
-        return -e * u0
-    return normal_targets(_f64(e), _f64(u0), _f64(a), tau, u_imp, float(h))
 
 
 def _impact_targets(e, a, tau, u_imp, r_n, h: float):
