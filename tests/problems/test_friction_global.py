@@ -211,3 +211,24 @@ def test_problems_on_the_same_mass_matrix_share_its_factors():
         ccp.GlobalFrictionContactProblem(np.zeros((3, 3)), np.eye(3), np.zeros(3), np.zeros(3), 0.5)
     with pytest.raises(InvalidProblemError):
         ccp.GlobalFrictionContactProblem(np.zeros((3, 3)), np.eye(3), np.zeros(3), np.zeros(3), 0.5)
+
+
+def test_a_read_only_mass_matrix_is_converted_once_and_only_reused_when_equal():
+    rng = np.random.default_rng(4)
+    H = rng.normal(size=(6, 6))
+    M1 = np.diag(rng.uniform(1, 2, size=6))
+    M1.setflags(write=False)
+    a = ccp.GlobalFrictionContactProblem(M1, H, np.zeros(6), np.ones(6), 0.3)
+    same = M1.copy()
+    same.setflags(write=False)
+    b = ccp.GlobalFrictionContactProblem(same, H, np.zeros(6), np.ones(6), 0.3)
+    assert b.M is a.M  # equal bit for bit: the kept CSR form
+    M2 = M1.copy()
+    M2[2, 2] += 1.0
+    M2.setflags(write=False)
+    c = ccp.GlobalFrictionContactProblem(M2, H, np.zeros(6), np.ones(6), 0.3)
+    assert c.M is not a.M and np.array_equal(c.M.toarray(), M2)
+    writeable = M2.copy()
+    d = ccp.GlobalFrictionContactProblem(writeable, H, np.zeros(6), np.ones(6), 0.3)
+    assert d.M is not c.M and np.array_equal(d.M.toarray(), M2)
+    assert not d.M.data.flags.writeable

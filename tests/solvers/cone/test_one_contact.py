@@ -189,3 +189,26 @@ def test_chain_first_hands_a_raising_kernel_to_the_registry(monkeypatch):
     res = ccp.solve(p, tol=1e-8)  # the registry's NSGS reports the failure; the chain goes on
     assert res.success and res.stats["chain"][0]["method"] == "nsgs"
     assert res.stats["chain"][0]["status"] == "NUMERICAL_FAILURE"
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_direct_warm_run_is_the_registry_run_with_r0(index):
+    # nsgs.direct (the time stepper's warm start) against ccp.solve(p, "nsgs", r0=..., max_sweeps=...)
+    from contactcp.solvers.cone.nsgs import direct
+
+    p = _problems()[index]
+    r0 = np.random.default_rng(index).normal(size=p.size)
+    for sweeps in (1, 50):
+        fast = direct(p, 1e-8, r0, sweeps, False)
+        ref = ccp.solve(p, "nsgs", tol=1e-8, r0=r0, max_sweeps=sweeps)
+        assert_same_result(fast, ref)
+        assert fast.residual == p._certify(fast.x, None)[0]
+    assert np.array_equal(r0, np.random.default_rng(index).normal(size=p.size))  # r0 is not changed
+
+
+@pytest.mark.parametrize("r0", [np.zeros(5), np.array([np.nan, 0.0, 0.0]), [0.0, 0.0, 0.0], np.zeros(3, dtype=np.float32)])
+def test_direct_leaves_a_start_it_does_not_take_to_the_registry(r0):
+    from contactcp.solvers.cone.nsgs import direct
+
+    p = FrictionContactProblem(np.eye(3), [-1.0, 0.0, 0.0], 0.5)
+    assert direct(p, 1e-8, r0, 10, False) is None
