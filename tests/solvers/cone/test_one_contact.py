@@ -206,7 +206,9 @@ def test_direct_warm_run_is_the_registry_run_with_r0(index):
     assert np.array_equal(r0, np.random.default_rng(index).normal(size=p.size))  # r0 is not changed
 
 
-@pytest.mark.parametrize("r0", [np.zeros(5), np.array([np.nan, 0.0, 0.0]), [0.0, 0.0, 0.0], np.zeros(3, dtype=np.float32)])
+@pytest.mark.parametrize(
+    "r0", [np.zeros(5), np.array([np.nan, 0.0, 0.0]), [0.0, 0.0, 0.0], np.zeros(3, dtype=np.float32)]
+)
 def test_direct_leaves_a_start_it_does_not_take_to_the_registry(r0):
     from contactcp.solvers.cone.nsgs import direct
 

@@ -57,9 +57,11 @@ from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, small_lstsq, step_start
-from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, solve_impulses
+from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
+from contactcp.simulate.stepping.local_kernels import DONE, local_step
 from contactcp.simulate.stepping.mass import mass_factor
 from contactcp.simulate.stepping.mode_kernels import contact_modes
+from contactcp.solvers.cone import nsgs
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -233,8 +235,12 @@ def advance(
     M, f = system.dynamics(t, q, v)
     chol = mass_factor(system, M, t)
     acc = cho_solve(chol, f)
-    v_free = v + h * acc
     C = system.contacts(q, v, h)
+    if C.dim == 3 and 3 * C.n <= LOCAL_UP_TO and scheme.method is None and scheme.friction == "cone":
+        done = _advance_local(system, t, q, v, h, scheme, memory, M, chol, acc, C)
+        if done is not None:
+            return done
+    v_free = v + h * acc
     d, n = C.dim, C.n
     # u_k, a_N, the impact times, the active contacts (step 2) and the law's u* (step 3), compiled
     uk, a, tau, u_imp, active, u_star = step_start(
@@ -273,6 +279,40 @@ def advance(
             v1 = system.transport(dq, system.transport(step, v1))  # the world velocity is kept
             return q1, v1, record
     return q1, system.transport(step, v1), record
+
+
+def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, chol, acc, C):
+    """:func:`advance`'s step from its contacts ``C`` in one compiled call
+    (:func:`~contactcp.simulate.stepping.local_kernels.local_step`) when it is posed in local form
+    and the last step's impulses, warm NSGS, certify it: ``(q1, v1, record)``, else None (the
+    general path takes the step)."""
+    n = C.n
+    R0, warm = np.zeros((n, 3)), np.zeros(n, dtype=np.bool_)
+    for j, key in enumerate(C.keys):
+        last = memory.get(key)
+        if last is not None and last[0] is not None:
+            R0[j], warm[j] = last[0], True
+    options = tuple(
+        float(x) for x in (scheme.theta, scheme.gamma, scheme.activation_gap, scheme.impact_timing, scheme.projection)
+    ) + (float(scheme.projection_tol),)
+    code, active, r, v1, u1, step, dq, projected, need, residual, sweeps = local_step(
+        _f64(C.H), _f64(cho_solve(chol, C.H)), _f64(v), acc, float(h), _f64(C.gap), _f64(C.e), _f64(C.mu),
+        R0, warm, options, float(scheme.tol), _LOCAL_COUNTS,
+    )  # fmt: skip
+    if code != DONE:
+        return None
+    method = "nsgs" if active.any() else "free"
+    record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory)
+    q1 = system.integrate(q, step)
+    if not projected:
+        return q1, system.transport(step, v1), record
+    dq = _lcp_correction(M, chol, C.H[:, ::3], need, dq, scheme, record)
+    return system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record
+
+
+#: ``local_step``'s counts: the local form's most unknowns, the warm NSGS's sweeps, its local
+#: iterations and Anderson pairs (those of impulses.solve_impulses's warm start)
+_LOCAL_COUNTS = (LOCAL_UP_TO, WARM_SWEEPS, nsgs._LOCAL_ITER, nsgs.ANDERSON)
 
 
 def impact_time(g: np.ndarray, u: np.ndarray, a: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
@@ -316,7 +356,13 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
             lam = small_lstsq(A, b)
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
-    need = g_pred - target
+    return _lcp_correction(M, chol, Hn, g_pred - target, dq, scheme, record)
+
+
+def _lcp_correction(M, chol, Hn, need, dq, scheme: Scheme, record: StepRecord) -> np.ndarray:
+    """``dq`` (the hit contacts' correction) and, if some contact's gap still falls short of its
+    target by more than ``projection_tol`` (``need < -projection_tol``), the LCP's
+    (:func:`_gap_lcp`); the record notes the projection."""
     if (need < -scheme.projection_tol).any():
         res, dl = _gap_lcp(M, chol, Hn, need, max(scheme.tol, PROJECTION_TOL))
         record.projection_residual = math.inf if res.residual is None else float(res.residual.value)

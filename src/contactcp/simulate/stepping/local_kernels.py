@@ -1,0 +1,167 @@
+"""A small three-dimensional step's impulse problem and position correction in one compiled call
+(:func:`~contactcp.simulate.stepping.local_step.advance_local`).
+
+The arithmetic of :func:`~contactcp.simulate.stepping.moreau_jean.advance` for a step posed in
+local form (:func:`~contactcp.simulate.stepping.impulses.solve_impulses`), given ``M^-1 H`` for
+all its contacts:
+
+1. :func:`~.impact_kernels.step_start` (``u_k``, ``a_N``, impact times, the active set, ``u*``);
+2. ``W = H_a^T M^-1 H_a`` (symmetrised as there), ``q = H_a^T v_free + w``, the last step's
+   impulses as the start, and the warm NSGS (:func:`~contactcp.solvers.cone.nsgs_kernels.
+   nsgs_measured`, the sweeps and the problem's own measure of its answer, as
+   :func:`~contactcp.solvers.cone.nsgs.direct` runs them);
+3. ``v_{k+1} = v_free + M^-1 H_a r``, ``u = H^T v_{k+1}``, the position step, and the hit
+   contacts' least-squares correction (:func:`~.impact_kernels.small_lstsq`).
+
+It answers :data:`DONE` only when the measure certifies the point (``<= tol``); otherwise
+:data:`GENERAL`, and the step is taken by the general path (which then solves the problem by
+Newton and the chain): no start from the last step, data outside the range the measure is
+evaluated in unscaled, more than :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO`
+unknowns, NSGS not certified, or more than 16 hit contacts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from contactcp.simulate.stepping.impact_kernels import impact_targets, small_lstsq, step_start
+from contactcp.solvers.cone.nsgs_kernels import nsgs_measured
+
+__all__ = ["local_step", "DONE", "GENERAL"]
+
+DONE, GENERAL = 0, 1
+#: the scaling range of :mod:`~contactcp.solvers.cone.scale` (``LIMIT``), the exponent of ``max |q|``
+_LIMIT = 300
+#: the most hit contacts corrected here (above: ``sla.lstsq`` with ``gelsy`` in the general path)
+_HITS = 16
+
+_NO_INT = np.zeros(0, dtype=np.int32)
+_NO_FLOAT = np.zeros(0)
+
+
+@njit(cache=True, nogil=True)
+def local_step(H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts):
+    """The step (module docstring): ``H``, ``MinvH`` (nv, 3 n), ``v``, ``acc = M^-1 f``, the
+    contacts' ``gap``, ``e``, ``mu``, the last impulses ``R0`` (n, 3) where ``warm``; ``options``
+    ``(theta, gamma, activation_gap, impact_timing, projection, projection_tol)``, ``counts``
+    ``(max unknowns, sweeps, local iterations, Anderson pairs)``.  Returns ``(code, active, r (n, 3),
+    v1, u1 (n, 3), step, dq, projected, need, residual, sweeps)``; ``need`` the gaps' shortfall
+    after the hit correction, ``g_pred + H_N^T dq - g*``."""
+    theta, gamma, activation_gap, impact_timing, projection, projection_tol = options
+    nv, m = H.shape
+    n = m // 3
+    uk, a, tau, u_imp, active, u_star = step_start(H, v, acc, gap, e, h, 3, gamma, activation_gap, impact_timing > 0.5)
+    v_free = v + h * acc
+    r = np.zeros((n, 3))
+    v1 = v_free.copy()
+    u1 = np.zeros((n, 3))
+    step = np.zeros(nv)
+    dq = np.zeros(nv)
+    need = np.zeros(n)
+    residual, done, projected = 0.0, 0, False
+    idx = np.flatnonzero(active)
+    if idx.shape[0]:
+        ok, residual, done = _impulses(H, MinvH, v_free, u_star, mu, R0, warm, idx, tol, counts, r, v1)
+        if not ok:
+            return GENERAL, active, r, v1, u1, step, dq, projected, need, residual, done
+    for i in range(nv):
+        step[i] = h * (theta * v1[i] + (1.0 - theta) * v[i])
+    for c in range(m):
+        u1[c // 3, c % 3] = _dot_column(H, c, v1)
+    if projection > 0.5 and n:
+        g_pred = gap + h * (theta * u1[:, 0] + (1.0 - theta) * uk[:, 0])
+        hit, target = impact_targets(e, a, tau, u_imp, r[:, 0].copy(), h)
+        hits = np.flatnonzero(hit)
+        if hits.shape[0] or np.any(g_pred < -projection_tol):
+            projected = True
+            if hits.shape[0] > _HITS:
+                return GENERAL, active, r, v1, u1, step, dq, projected, need, residual, done
+            if hits.shape[0]:
+                _hit_correction(H, MinvH, hits, target, g_pred, dq)
+            need = g_pred - target
+    return DONE, active, r, v1, u1, step, dq, projected, need, residual, done
+
+
+@njit(cache=True, nogil=True)
+def _dot_column(A, c, x):
+    """``A[:, c] . x``."""
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i, c] * x[i]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _impulses(H, MinvH, v_free, u_star, mu, R0, warm, idx, tol, counts, r, v1):
+    """The active contacts' (``idx``) problem by the warm NSGS (module docstring, 2), ``r`` and ``v1``
+    filled when certified: ``(certified, residual, sweeps)``."""
+    max_unknowns, sweeps, local_iter, anderson = counts
+    na = idx.shape[0]
+    k = 3 * na
+    if k > max_unknowns:
+        return False, np.inf, 0
+    cols = np.empty(k, dtype=np.int64)
+    for x in range(k):
+        cols[x] = 3 * idx[x // 3] + x % 3
+    W = np.empty((k, k))
+    for x in range(k):
+        for y in range(k):
+            s = 0.0
+            for i in range(H.shape[0]):
+                s += H[i, cols[x]] * MinvH[i, cols[y]]
+            W[x, y] = s
+    W = 0.5 * (W + W.T)
+    q = np.empty(k)
+    ra = np.zeros(k)
+    started, qmax, finite = False, 0.0, True
+    for x in range(k):
+        j = idx[x // 3]
+        q[x] = _dot_column(H, cols[x], v_free) - (u_star[j] if x % 3 == 0 else 0.0)
+        if not np.isfinite(q[x]):
+            finite = False
+        qmax = max(qmax, abs(q[x]))
+        if warm[j]:
+            ra[x] = R0[j, x % 3]
+            started = True
+    mu_a = mu[idx].copy()
+    finite = finite and np.all(np.isfinite(W))
+    if not (started and finite and abs(math.frexp(qmax)[1]) <= _LIMIT):
+        return False, np.inf, 0
+    status, done, measure = nsgs_measured(
+        _NO_INT, _NO_INT, _NO_FLOAT, W, False, q, mu_a, ra, 3, sweeps, local_iter, tol, False, anderson, mu_a.max()
+    )
+    if not measure[1] <= tol:
+        return False, measure[1], done
+    for x in range(k):
+        r[idx[x // 3], x % 3] = ra[x]
+        for i in range(v1.shape[0]):
+            v1[i] += MinvH[i, cols[x]] * ra[x]
+    return True, measure[1], done
+
+
+@njit(cache=True, nogil=True)
+def _hit_correction(H, MinvH, hits, target, g_pred, dq):
+    """The hit contacts to their target gaps (module docstring, 3): ``dq`` the least mass-weighted
+    correction (least squares on ``W_hh``, symmetrised as in the general path), ``g_pred`` moved
+    by it, both in place."""
+    nh, nv = hits.shape[0], H.shape[0]
+    A = np.empty((nh, nh))
+    for x in range(nh):
+        for y in range(nh):
+            s = 0.0
+            for i in range(nv):
+                s += H[i, 3 * hits[x]] * MinvH[i, 3 * hits[y]]
+            A[x, y] = s
+    A = 0.5 * (A + A.T)
+    b = np.empty(nh)
+    for x in range(nh):
+        b[x] = target[hits[x]] - g_pred[hits[x]]
+    lam = small_lstsq(A, b)
+    for x in range(nh):
+        for i in range(nv):
+            dq[i] += MinvH[i, 3 * hits[x]] * lam[x]
+    for j in range(g_pred.shape[0]):
+        g_pred[j] += _dot_column(H, 3 * j, dq)
