@@ -190,7 +190,7 @@ def test_sphere_pairs_in_closed_form_agree_with_coal(second):
 
 @pytest.mark.parametrize("which", ["pile", "grasp", "hand"])
 def test_compiled_geometry_placements_are_pinocchios(which):
-    # detect._placements (free bodies from q, robot links from the forward kinematics, the world
+    # detect.placements (free bodies from q, robot links from the forward kinematics, the world
     # fixed) against pinocchio's updateGeometryPlacements, on turned free bodies and moved joints
     import importlib
 
@@ -204,7 +204,7 @@ def test_compiled_geometry_placements_are_pinocchios(which):
     scene.q = pin.randomConfiguration(scene.model, -np.ones(scene.model.nq), np.ones(scene.model.nq))
     gdata = pin.GeometryData(scene.collision)
     pin.updateGeometryPlacements(scene.model, scene._data, scene.collision, gdata, scene.q)
-    R, T = D._placements(scene, D._geometries(scene))
+    R, T, _ = D.placements(scene)
     for g in range(scene.collision.ngeoms):
         assert np.abs(R[g] - gdata.oMg[g].rotation).max() <= 4e-16
         assert np.abs(T[g] - gdata.oMg[g].translation).max() <= 4e-15 * (1 + np.abs(T[g]).max())

@@ -250,17 +250,18 @@ def detect_set(scene: Scene, margin: float = DEFAULT_MARGIN) -> ContactSet:
     return contact_set(scene, margin)
 
 
-def contact_set(scene: Scene, margin: float) -> ContactSet:
+def contact_set(scene: Scene, margin: float, placed: tuple | None = None) -> ContactSet:
     """:func:`detect_set` of a scene whose state is checked (the time stepper's: its state is the
     stepper's own) and a margin ``>= 0``: the placements, the bounding-box test, the closed-form pairs
     and the contact rows compiled (:mod:`~contactcp.models.scene.detect_kernels`), coal asked for
-    the pairs they leave."""
+    the pairs they leave.  ``placed``: :func:`placements` at the scene's ``q``, when the caller has
+    them."""
     geoms = _geometries(scene)
     pairs = collision_pairs(scene)
     if not pairs:
         return _empty()
     kinds, half_side, plane_n, plane_d, centre, half = _shape_data(scene, geoms)
-    R, T = _placements(scene, geoms)
+    R, T = (placed if placed is not None else placements(scene))[:2]
     data = _pair_data(scene, pairs, geoms)
     first, second = data["array"]
     near, code, normal, gap, count, points, asked = near_pairs(
@@ -335,10 +336,13 @@ def _with_coal(
     )
 
 
-def _placements(scene: Scene, geoms: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """The geometries' world placements ``(R (G, 3, 3), T (G, 3))`` at the scene's ``q``
-    (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; pinocchio's forward
-    kinematics for robot links only)."""
+def placements(scene: Scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The geometries' world placements ``(R (G, 3, 3), T (G, 3), O (G, 3))`` at the scene's ``q``
+    (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`), ``O[g]`` the world origin
+    of geometry ``g``'s joint when it is a robot link (else not used).  When the scene has robot
+    links, pinocchio's ``computeJointJacobians`` has run at ``q``: its ``data.oMi`` and ``data.J``
+    are current (the time stepper's speed bound and contact Jacobian read them)."""
+    geoms = _geometries(scene)
     model, gm = scene.model, scene.collision
     cached = getattr(scene, "_placement_data", None)
     if cached is None or cached[0] != (geoms, model.njoints):
@@ -360,11 +364,11 @@ def _placements(scene: Scene, geoms: tuple) -> tuple[np.ndarray, np.ndarray]:
     _, free_q, joint_R, joint_p, local_R, local_p, links = cached
     if links:
         data = scene._data
-        pin.forwardKinematics(model, data, scene.q)
+        pin.computeJointJacobians(model, data, scene.q)
         for g, j in links:
             M = data.oMi[j]
             joint_R[g], joint_p[g] = M.rotation, M.translation
     G = gm.ngeoms
     R, T = np.empty((G, 3, 3)), np.empty((G, 3))
     geometry_placements(scene.q, free_q, joint_R, joint_p, local_R, local_p, R, T)
-    return R, T
+    return R, T, joint_p.copy()

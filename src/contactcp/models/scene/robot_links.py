@@ -12,11 +12,13 @@ call per contact.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 from numba import njit
 
-__all__ = ["link_columns", "link_speed", "support_rows"]
+__all__ = ["link_columns", "speed_bound", "support_rows"]
 
 
 def support_rows(model: pin.Model) -> np.ndarray:
@@ -57,11 +59,18 @@ def link_columns(H, J, support, robot, sides, points, frames):
 
 
 @njit(cache=True, nogil=True)
-def link_speed(J, support, v, joints, origins, arms):
-    """The largest of ``|v_o| + |w| arm`` over robot joints ``joints[i]`` (world origin
-    ``origins[i]``, ``arms[i]`` the farthest its geometry reaches from it): the joint's twist
-    ``(v_O, w) = J_i v`` from pinocchio's ``data.J`` (module docstring), ``v_o = v_O + w x o``."""
+def speed_bound(v, free_lin, free_arms, J, support, joints, origins, arms):
+    """An upper bound of the speed of any point of any geometry: the largest ``|v_o| + |w| arm``
+    over free bodies' geometries (their twist ``(v, w)`` the six velocities from ``free_lin[i]``, in
+    their own axes) and robot links' (``joints[i]``, world origin ``origins[i]``: the twist
+    ``(v_O, w) = J_i v`` from pinocchio's ``data.J`` (module docstring), ``v_o = v_O + w x o``);
+    ``arm`` how far the geometry reaches from its joint's origin."""
     best = 0.0
+    for i in range(free_lin.shape[0]):
+        k = free_lin[i]
+        s = math.sqrt(v[k] ** 2 + v[k + 1] ** 2 + v[k + 2] ** 2)
+        s += math.sqrt(v[k + 3] ** 2 + v[k + 4] ** 2 + v[k + 5] ** 2) * free_arms[i]
+        best = max(best, s)
     V = np.empty(6)
     for i in range(joints.shape[0]):
         ji = joints[i]
@@ -74,7 +83,6 @@ def link_speed(J, support, v, joints, origins, arms):
         s0 = V[0] + V[4] * o2 - V[5] * o1
         s1 = V[1] + V[5] * o0 - V[3] * o2
         s2 = V[2] + V[3] * o1 - V[4] * o0
-        s = np.sqrt(s0 * s0 + s1 * s1 + s2 * s2) + np.sqrt(V[3] * V[3] + V[4] * V[4] + V[5] * V[5]) * arms[i]
-        if s > best:
-            best = s
+        s = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2) + math.sqrt(V[3] * V[3] + V[4] * V[4] + V[5] * V[5]) * arms[i]
+        best = max(best, s)
     return best

@@ -29,9 +29,9 @@ import pinocchio as pin
 
 from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set
+from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set, placements
 from contactcp.models.scene.dynamics import contact_jacobian, scene_support_rows
-from contactcp.models.scene.robot_links import link_speed
+from contactcp.models.scene.robot_links import speed_bound
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
 from contactcp.simulate.stepping.free_motion import add_free_bias, fill_lower, integrate_free, transport_free
 
@@ -123,12 +123,13 @@ class SceneSystem:
         first_v = {j.index: j.v.start for j in scene.joints if j.free}
         g_free = np.array([first_v.get(j, -1) for j in self._gjoint], dtype=np.int64)
         on_free = g_free >= 0
-        self._g_lin = g_free[on_free][:, None] + np.arange(3)[None, :]
+        self._g_first = np.ascontiguousarray(g_free[on_free], dtype=np.int64)  # their first velocity
         self._g_arm = (self._reach + self._radius)[on_free]
-        other = [g for g, j in enumerate(self._gjoint) if j and not on_free[g]]
-        # the other geometries' joints and how far each reaches from its joint's origin
-        self._other_joints = [self._gjoint[g] for g in other]
-        self._other_arms = np.array([self._reach[g] + self._radius[g] for g in other])
+        # the other geometries (on robot links), their joints and how far each reaches from its
+        # joint's origin
+        self._other = np.array([g for g, j in enumerate(self._gjoint) if j and not on_free[g]], dtype=np.int64)
+        self._other_joints = np.array([self._gjoint[g] for g in self._other], dtype=np.int64)
+        self._other_arms = np.array([self._reach[g] + self._radius[g] for g in self._other], dtype=float)
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         return self.scene.q.copy(), self.scene.v.copy()
@@ -162,27 +163,23 @@ class SceneSystem:
             add_free_bias(M, np.asarray(v, dtype=float), self._vpos, f)
         return M, f
 
-    def _speed(self, q: np.ndarray, v: np.ndarray) -> float:
-        """An upper bound of the speed of any point of any geometry (m/s): ``|v| + |w| |p - o|``."""
-        best = 0.0
-        if len(self._g_arm):
-            lin, ang = v[self._g_lin], v[self._g_lin + 3]
-            s = np.sqrt((lin * lin).sum(axis=1)) + np.sqrt((ang * ang).sum(axis=1)) * self._g_arm
-            best = float(s.max())
-        if self._other_joints:
-            model, data = self.scene.model, self.scene._data
-            pin.computeJointJacobians(model, data, q)
-            origins = np.array([data.oMi[j].translation for j in self._other_joints])
-            joints = np.array(self._other_joints, dtype=np.int64)
-            support = scene_support_rows(self.scene)
-            best = max(best, link_speed(data.J, support, v, joints, origins, self._other_arms))
-        return best
+    def _speed(self, v: np.ndarray, origins: np.ndarray) -> float:
+        """An upper bound of the speed of any point of any geometry (m/s): ``|v| + |w| |p - o|``
+        (compiled: :func:`~contactcp.models.scene.robot_links.speed_bound`); ``origins`` the
+        geometries' joint origins (:func:`~contactcp.models.scene.detect.placements`, whose
+        ``computeJointJacobians`` leaves ``data.J`` current)."""
+        J = self.scene._data.J if len(self._other) else _NO_J
+        return speed_bound(
+            _f64(v), self._g_first, self._g_arm, J, scene_support_rows(self.scene),
+            self._other_joints, origins[self._other], self._other_arms,
+        )  # fmt: skip
 
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
         self._set(q, v)
         # the stepper's state is checked (the scene's at the start, then finite steps): detected
         # without detect_set's checks
-        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(q, v))
+        placed = placements(self.scene)
+        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(v, placed[2]), placed)
         n = len(found)
         H = contact_jacobian(self.scene, found)[0] if n else np.zeros((self.nv, 0))
         return StepContacts(
@@ -249,6 +246,14 @@ class SceneSystem:
             x, y, z, w = pin.Quaternion(M.rotation).coeffs()
             quat[i] = (w, x, y, z)
         return pos, quat
+
+
+#: data.J's stand-in when no geometry is on a robot link
+_NO_J = np.zeros((6, 0))
+
+
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
 
 
 def _radius(geometry: Any) -> float:
