@@ -20,8 +20,11 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    contacts (or the friction pyramid, an LCP, with ``friction="pyramid"``), an LCP for
    frictionless ones, solved and certified by :func:`contactcp.solve`
    (:func:`~contactcp.simulate.stepping.impulses.solve_impulses`): up to 60 unknowns in local form
-   (:class:`~contactcp.problems.FrictionContactProblem`, warm-started Newton, else the default
-   chain); above in global form in the velocity change ``dv = v_{k+1} - v_free``
+   (:class:`~contactcp.problems.FrictionContactProblem`, NSGS then Newton warm-started from the
+   last step's impulses, else the default chain; a three-dimensional step whose warm NSGS
+   certifies it is taken, with the hit contacts' correction of step 5, in one compiled call,
+   :mod:`~contactcp.simulate.stepping.local_kernels`, the same arithmetic and certificate);
+   above in global form in the velocity change ``dv = v_{k+1} - v_free``
    (:class:`~contactcp.problems.GlobalFrictionContactProblem`: ``M dv = H r``,
    ``u' = H^T dv + q``; ``W`` is never formed), by the global semismooth Newton warm-started from
    the last step's impulses (:mod:`contactcp.solvers.cone.newton_global`), else the default chain,
