@@ -53,7 +53,7 @@ class _Stub:
         self.schemes.append(scheme)
         memory.clear()
         memory["a"] = (np.array([h, 0.0, 0.0]), STICKING)
-        method = f"m{h / H:g}" + ("" if thorough else "q")  # q: the quick chain
+        method = f"m{h / H:g}" + ("" if thorough else "q")  # q: the warm solver only
         return q + h, v, _record(t, self.ok(t, h, thorough), impulse=[[h, 0.5 * h, 0.0]], method=method)
 
 

@@ -27,19 +27,14 @@ __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO
 #: form, where the rank-deficient Newton matrix needs GMRES or Levenberg-Marquardt)
 LOCAL_UP_TO = 60
 
-#: what a global-form step tries after the warm Newton while it can still be halved
-#: (:mod:`~contactcp.simulate.stepping.substeps`): NSGS, then one proximal-point run.  The default
-#: chain goes on with six more proximal runs, Newton, ADMM and a long NSGS: on ``box_pile(50,
-#: seed=4)`` those took 17-24 s on each of the steps they could not certify either, which half
-#: steps then certified; the default chain is kept for a step that can no longer be halved.
-QUICK_CHAIN = (("nsgs", {"give_up": True}), ("prox", {}))
 #: a global-form step whose warm Newton is not certified tries it once more from the same start with
 #: this proximal term (``eps`` of :mod:`~contactcp.solvers.cone.newton_global`; the default
-#: ``1e-3``) before :data:`QUICK_CHAIN`: a larger term damps the steps where the semismooth
-#: iteration cycles on a nearly degenerate pile.  On the first 30 such steps of
-#: ``simulate(box_pile(50, seed=0), 0.5, 1e-3)`` (a script): 18 certified, in 7 ms each, where the
-#: quick chain took 4-430 ms (about 100 typically); ``eps`` of 1e-2 certified 16, 3e-2 and 0.3
-#: also 18
+#: ``1e-3``): a larger term damps the steps where the semismooth iteration cycles on a nearly
+#: degenerate pile.  On the first 30 such steps of ``simulate(box_pile(50, seed=0), 0.5, 1e-3)``
+#: (a script): 18 certified, in 7 ms each, where a short chain (NSGS, one proximal-point run) took
+#: 4-430 ms (about 100 typically); ``eps`` of 1e-2 certified 16, 3e-2 and 0.3 also 18.  A step that
+#: can still be halved tries nothing more (``thorough=False``): its halves are cheaper than any
+#: chain (:mod:`~contactcp.simulate.stepping.substeps`)
 RETRY_EPS = 0.1
 #: a local-form step starts with at most this many NSGS sweeps from the last step's impulses (exact
 #: local solves: solvers/cone/one_contact.py), then Newton from the same start: on the last 100
@@ -71,8 +66,8 @@ def solve_impulses(
     velocity change ``dv = v - v_free``, ``M dv = H r``, ``u = H^T dv + (H^T v_free + w)``
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
     global semismooth Newton warm-started from ``r0``, then again with a larger proximal term
-    (:data:`RETRY_EPS`), else the default chain (:data:`QUICK_CHAIN` unless ``thorough``).  The
-    closer point when nothing is certified."""
+    (:data:`RETRY_EPS`), else (when ``thorough``: a step that can no longer be halved) the default
+    chain.  The closer point when nothing is certified."""
     if d == 3 and scheme.friction == "pyramid":
         return solve_pyramid(chol, Ha, v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
@@ -89,7 +84,7 @@ def solve_impulses(
         newton = solve(problem, "newton-global", tol=scheme.tol, r0=r0)
         if not newton.success:  # once more, damped (RETRY_EPS)
             newton = _better(newton, solve(problem, "newton-global", tol=scheme.tol, r0=r0, eps=RETRY_EPS))
-        res = _closer(newton, problem, None if thorough else QUICK_CHAIN, scheme.tol)
+        res = _closer(newton, problem, None, scheme.tol) if thorough else newton
     if res.x is None:
         return res, None, None
     nv = M.shape[0]

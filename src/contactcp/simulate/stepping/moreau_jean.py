@@ -233,8 +233,8 @@ def advance(
 ):
     """One step from ``(t, q, v)``: ``(q1, v1, StepRecord)``.  ``memory`` carries each contact's last
     impulse and mode by key (warm starts and mode transitions) and is updated.  ``thorough=False``
-    tries a shorter chain of solvers on a large step (a step that will be halved if it fails;
-    :data:`~contactcp.simulate.stepping.impulses.QUICK_CHAIN`)."""
+    tries no chain of solvers after the warm Newton of a step in global form (a step that will be
+    halved if it fails; :func:`~contactcp.simulate.stepping.impulses.solve_impulses`)."""
     M, f = system.dynamics(t, q, v)
     chol = mass_factor(system, M, t)
     acc = cho_solve(chol, f)

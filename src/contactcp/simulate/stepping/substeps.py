@@ -12,13 +12,16 @@ step are certified (1.6e-13 and 1.5e-11).
 So :func:`advance_certified` takes a step by
 :func:`~contactcp.simulate.stepping.moreau_jean.advance` and, when its problem (or its position
 projection) is not certified, takes it again from the same state as two steps of ``h / 2``, each
-of which may be halved again, down to ``h / 2**scheme.max_halvings``.  A step that can still be
-halved tries a shorter chain of solvers after its warm Newton
-(:data:`~contactcp.simulate.stepping.impulses.QUICK_CHAIN`), the last level the whole default
-chain: on that pile a failing step had cost 17-24 s in the chain's fallbacks (process CPU time of
-``simulate(box_pile(50, seed=4), 0.5, 1e-3)``: 91-102 s with halving and this chain, 226 s with
-halving and the whole chain, 117 s and one step not certified without halving; not a benchmark).  The retry is kept only
-when every sub-step is certified; the step's record then sums the sub-steps
+of which may be halved again, down to ``h / 2**scheme.max_halvings``.  A step in global form that
+can still be halved tries only its warm Newton (and its damped retry,
+:data:`~contactcp.simulate.stepping.impulses.RETRY_EPS`), the last level the whole default chain:
+on that pile a failing step had cost 17-24 s in the chain's fallbacks (process CPU time of
+``simulate(box_pile(50, seed=4), 0.5, 1e-3)``: 91-102 s with halving and a short chain of NSGS
+and one proximal-point run at every level, 226 s with halving and the whole chain, 117 s and one
+step not certified without halving; with the warm Newton alone above the last level, 10.4 s for
+seed 4, 12.9 s for seed 0 (55 s with the short chain) and 14.6 s for seed 8, no step left
+uncertified; a script, not a benchmark: ``benchmarks/results/pile_seeds.md`` has all seeds).  The
+retry is kept only when every sub-step is certified; the step's record then sums the sub-steps
 (:func:`merge_records`).  Else the step of ``h`` is taken once more with the whole default
 chain (on ``box_pile(50, seed=3)`` at t = 0.362 s, in one trajectory, no sub-step certified down
 to ``h / 8`` while the whole chain's proximal-point runs certified the step of ``h`` at 2.4e-11 in
@@ -59,7 +62,7 @@ def advance_certified(
 
 def _step(system, t, q, v, h, scheme, memory, depth):
     before = dict(memory)
-    # a step that can still be halved tries the short chain of solvers (impulses.QUICK_CHAIN)
+    # a step that can still be halved tries its warm Newton only (impulses.solve_impulses)
     q1, v1, record = advance(system, t, q, v, h, scheme, memory, thorough=depth >= scheme.max_halvings)
     if record.success or depth >= scheme.max_halvings or not _finite(q1, v1):
         return q1, v1, [record]
