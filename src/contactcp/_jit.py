@@ -200,5 +200,9 @@ def warmup(progress: bool = False) -> dict[str, Any]:
 
     # six boxes: 24 contacts, the global form, its reduced matrix in band form (newton_global)
     simulate(box_stack(6), 0.002, 1e-3)
-    runs += 5
+    from contactcp.scenarios.timestepping_robots import PUMA_MARGIN, puma_grasp
+
+    # robot links: their Jacobian columns and speed bound from pinocchio's data.J
+    simulate(puma_grasp(), 0.002, 1e-3, margin=PUMA_MARGIN)
+    runs += 6
     return {"compiled": compile_events() - before, "seconds": time.perf_counter() - t0, "solves": runs}
