@@ -65,7 +65,7 @@ def test_the_compiled_step_is_the_general_step(name, monkeypatch):
         assert a.keys == b.keys and np.array_equal(a.active, b.active)
         assert np.array_equal(a.mode, b.mode) and a.transitions == b.transitions
         assert a.projected == b.projected and a.method == b.method
-        assert a.iterations == b.iterations or abs(a.iterations - b.iterations) <= 2
+        assert abs(a.iterations - b.iterations) <= 2  # NSGS sweeps: the same start, rounding apart
         assert a.residual <= 1e-10 and np.abs(a.impulse - b.impulse).max(initial=0) <= 1e-9 * max(
             1e-3, np.abs(b.impulse).max(initial=0)
         )

@@ -7,7 +7,9 @@ of the joints on its path from the root: pinocchio's ``model.supports[i]``).  Co
 ``C_c`` (frame ``C = [n, t, o]``) has, in row ``k``, ``C_c . v_O,k + w_k . (x x C_c)``, with the sign
 ``+`` for the first body and ``-`` for the second: the rows pinocchio's point Jacobian
 (``getFrameJacobian`` of a frame at ``x``, LOCAL_WORLD_ALIGNED) gives, to rounding, without a Python
-call per contact.
+call per contact.  The moments are taken about the world origin, so their rounding grows with the
+scene's distance from it (``eps |w| |x|``); tested to 1e-14 relative at the grasp's and the hand's
+scale, a metre about the origin.
 """
 
 from __future__ import annotations
