@@ -190,7 +190,7 @@ def test_sphere_pairs_in_closed_form_agree_with_coal(second):
 
 @pytest.mark.parametrize("which", ["pile", "grasp", "hand"])
 def test_compiled_geometry_placements_are_pinocchios(which):
-    # detect.placements (free bodies from q, robot links from the forward kinematics, the world
+    # detect.placements and its joints' (free bodies from q, robot links from the forward kinematics, the world
     # fixed) against pinocchio's updateGeometryPlacements, on turned free bodies and moved joints
     import importlib
 
@@ -204,7 +204,10 @@ def test_compiled_geometry_placements_are_pinocchios(which):
     scene.q = pin.randomConfiguration(scene.model, -np.ones(scene.model.nq), np.ones(scene.model.nq))
     gdata = pin.GeometryData(scene.collision)
     pin.updateGeometryPlacements(scene.model, scene._data, scene.collision, gdata, scene.q)
-    R, T, _ = D.placements(scene)
+    R, T, joint_R, joint_O = D.placements(scene)
     for g in range(scene.collision.ngeoms):
         assert np.abs(R[g] - gdata.oMg[g].rotation).max() <= 4e-16
         assert np.abs(T[g] - gdata.oMg[g].translation).max() <= 4e-15 * (1 + np.abs(T[g]).max())
+        j = scene.collision.geometryObjects[g].parentJoint  # its joint's placement, as pinocchio's
+        assert np.abs(joint_R[j] - scene._data.oMi[j].rotation).max() <= 4e-16
+        assert np.abs(joint_O[j] - scene._data.oMi[j].translation).max() <= 4e-15 * (1 + np.abs(joint_O[j]).max())

@@ -36,7 +36,7 @@ from contactcp.errors import InvalidOptionError
 from contactcp.models.contacts import contact_frame, contact_frames
 from contactcp.models.scene.box_pairs import ASK_COAL, BOX, FOUND, HALFSPACE, SPHERE
 from contactcp.models.scene.coal_pairs import query
-from contactcp.models.scene.detect_kernels import contact_rows, geometry_placements, near_pairs
+from contactcp.models.scene.detect_kernels import contact_rows, free_placements, geometry_placements, near_pairs
 from contactcp.models.scene.scene import Scene
 
 __all__ = ["SceneContact", "ContactSet", "detect", "detect_set", "collision_pairs", "DEFAULT_MARGIN"]
@@ -336,39 +336,58 @@ def _with_coal(
     )
 
 
-def placements(scene: Scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The geometries' world placements ``(R (G, 3, 3), T (G, 3), O (G, 3))`` at the scene's ``q``
-    (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`), ``O[g]`` the world origin
-    of geometry ``g``'s joint when it is a robot link (else not used).  When the scene has robot
-    links, pinocchio's ``computeJointJacobians`` has run at ``q``: its ``data.oMi`` and ``data.J``
-    are current (the time stepper's speed bound and contact Jacobian read them)."""
+def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """World placements ``(R (njoints, 3, 3), O (njoints, 3))`` at the scene's ``q`` of the joints
+    that carry geometry: a free body's on the world from its ``q``
+    (:func:`~contactcp.models.scene.detect_kernels.free_placements`), the others' (robot links, a
+    free body on another body) by pinocchio's ``computeJointJacobians``, after which ``data.oMi``
+    and ``data.J`` are current (the time stepper's speed bound and contact Jacobian read them).
+    Other joints' rows are the identity.  What is read of the model (which joints, their placements
+    on the world) is kept while the scene's geometries and joints stay the same."""
+    geoms = _geometries(scene)
+    model, gm = scene.model, scene.collision
+    cached = getattr(scene, "_joint_placement_data", None)
+    if cached is None or cached[0] != (geoms, model.njoints):
+        free_q = np.full(model.njoints, -1, dtype=np.int64)
+        joint_R = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()
+        joint_p = np.zeros((model.njoints, 3))
+        read = []
+        for j in sorted({int(obj.parentJoint) for obj in gm.geometryObjects} - {0}):
+            if model.joints[j].shortname() == "JointModelFreeFlyer" and model.parents[j] == 0:
+                free_q[j] = model.joints[j].idx_q
+                joint_R[j], joint_p[j] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
+            else:
+                read.append(j)
+        cached = ((geoms, model.njoints), free_q, joint_R, joint_p, read)
+        scene._joint_placement_data = cached
+    _, free_q, joint_R, joint_p, read = cached
+    R, O = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))
+    free_placements(scene.q, free_q, joint_R, joint_p, R, O)
+    if read:
+        data = scene._data
+        pin.computeJointJacobians(model, data, scene.q)
+        for j in read:
+            M = data.oMi[j]
+            R[j], O[j] = M.rotation, M.translation
+    return R, O
+
+
+def placements(scene: Scene) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The geometries' world placements ``(R (G, 3, 3), T (G, 3))`` at the scene's ``q``, then their
+    joints' (:func:`joint_placements`, by joint index): ``oMg = oMi gM``
+    (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; the geometries' own
+    placements ``gM`` kept while the scene's geometries and joints stay the same)."""
     geoms = _geometries(scene)
     model, gm = scene.model, scene.collision
     cached = getattr(scene, "_placement_data", None)
     if cached is None or cached[0] != (geoms, model.njoints):
-        free_q = np.full(gm.ngeoms, -1, dtype=np.int64)
-        joint_R = np.broadcast_to(np.eye(3), (gm.ngeoms, 3, 3)).copy()
-        joint_p = np.zeros((gm.ngeoms, 3))
-        links = []
-        for g, obj in enumerate(gm.geometryObjects):
-            j = obj.parentJoint
-            if j and model.joints[j].shortname() == "JointModelFreeFlyer" and model.parents[j] == 0:
-                free_q[g] = model.joints[j].idx_q
-                joint_R[g], joint_p[g] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
-            elif j:
-                links.append((g, j))
+        parent = np.array([obj.parentJoint for obj in gm.geometryObjects], dtype=np.int64)
         local_R = np.array([obj.placement.rotation for obj in gm.geometryObjects]).reshape(-1, 3, 3)
         local_p = np.array([obj.placement.translation for obj in gm.geometryObjects]).reshape(-1, 3)
-        cached = ((geoms, model.njoints), free_q, joint_R, joint_p, local_R, local_p, links)
+        cached = ((geoms, model.njoints), parent, local_R, local_p)
         scene._placement_data = cached
-    _, free_q, joint_R, joint_p, local_R, local_p, links = cached
-    if links:
-        data = scene._data
-        pin.computeJointJacobians(model, data, scene.q)
-        for g, j in links:
-            M = data.oMi[j]
-            joint_R[g], joint_p[g] = M.rotation, M.translation
-    G = gm.ngeoms
-    R, T = np.empty((G, 3, 3)), np.empty((G, 3))
-    geometry_placements(scene.q, free_q, joint_R, joint_p, local_R, local_p, R, T)
-    return R, T, joint_p.copy()
+    _, parent, local_R, local_p = cached
+    joint_R, joint_O = joint_placements(scene)
+    R, T = np.empty((gm.ngeoms, 3, 3)), np.empty((gm.ngeoms, 3))
+    geometry_placements(joint_R, joint_O, parent, local_R, local_p, R, T)
+    return R, T, joint_R, joint_O

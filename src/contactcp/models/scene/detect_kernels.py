@@ -1,10 +1,11 @@
 """Contact detection's compiled passes (:func:`~contactcp.models.scene.detect.detect_set`): the
 geometries' world placements, the bounding-box test and the closed-form pairs, and the contact rows.
 
-* :func:`geometry_placements`: ``oMg = oMi gM`` for every geometry, a free body's ``oMi`` from its
-  ``q`` (position, unit quaternion ``(x, y, z, w)``: Eigen's rotation matrix, the one pinocchio
-  uses) after its joint's placement in the world, a robot link's given (pinocchio's forward
-  kinematics), the world's the identity.
+* :func:`free_placements`: a free body's joint placement ``oMi`` from its ``q`` (position, unit
+  quaternion ``(x, y, z, w)``: Eigen's rotation matrix, the one pinocchio uses) after its joint's
+  placement in the world; a robot link's is given (pinocchio's forward kinematics), the world's
+  the identity.
+* :func:`geometry_placements`: ``oMg = oMi gM`` for every geometry.
 * :func:`near_pairs`: the pairs whose world bounding boxes come within the margin (a geometry's
   local box turned by ``R`` spans ``|R|`` half-widths about its centre; an infinite box, a
   plane's, always passes), then :func:`~contactcp.models.scene.box_pairs.pair_contacts` on them.
@@ -20,48 +21,55 @@ from numba import njit
 from contactcp.models.contacts import _frames
 from contactcp.models.scene.box_pairs import ASK_COAL, FOUND, pair_contacts
 
-__all__ = ["geometry_placements", "near_pairs", "contact_rows"]
+__all__ = ["free_placements", "geometry_placements", "near_pairs", "contact_rows"]
 
 
 @njit(cache=True, nogil=True)
-def geometry_placements(q, free_q, joint_R, joint_p, local_R, local_p, R, T):
-    """World placements ``R`` (G, 3, 3), ``T`` (G, 3) of the geometries (module docstring):
-    ``free_q[g]`` the first ``q`` entry of geometry ``g``'s free body (-1: not on one), whose joint
-    is placed by ``joint_R[g]``, ``joint_p[g]`` in the world; else ``joint_R[g]``, ``joint_p[g]``
-    are its joint's world placement."""
-    A = np.empty((3, 3))
-    a = np.empty(3)
-    for g in range(free_q.shape[0]):
-        k = free_q[g]
-        if k >= 0:
-            x, y, z, w = q[k + 3], q[k + 4], q[k + 5], q[k + 6]
-            tx, ty, tz = 2.0 * x, 2.0 * y, 2.0 * z
-            twx, twy, twz = tx * w, ty * w, tz * w
-            txx, txy, txz = tx * x, ty * x, tz * x
-            tyy, tyz, tzz = ty * y, tz * y, tz * z
-            Q = np.empty((3, 3))
-            Q[0, 0], Q[0, 1], Q[0, 2] = 1.0 - (tyy + tzz), txy - twz, txz + twy
-            Q[1, 0], Q[1, 1], Q[1, 2] = txy + twz, 1.0 - (txx + tzz), tyz - twx
-            Q[2, 0], Q[2, 1], Q[2, 2] = txz - twy, tyz + twx, 1.0 - (txx + tyy)
-            for i in range(3):
-                a[i] = joint_p[g, i]
-                for j in range(3):
-                    a[i] += joint_R[g, i, j] * q[k + j]
-                    s = 0.0
-                    for m in range(3):
-                        s += joint_R[g, i, m] * Q[m, j]
-                    A[i, j] = s
-        else:
-            A[:, :] = joint_R[g]
-            a[:] = joint_p[g]
+def free_placements(q, free_q, joint_R, joint_p, R, O):
+    """World placements ``R`` (J, 3, 3), ``O`` (J, 3) of the joints (module docstring):
+    ``free_q[j]`` the first ``q`` entry of joint ``j`` when it is a free body's (-1: not), placed
+    in the world by ``joint_R[j]``, ``joint_p[j]``; the other joints' rows are ``joint_R[j]``,
+    ``joint_p[j]`` as given."""
+    for j in range(free_q.shape[0]):
+        k = free_q[j]
+        if k < 0:
+            R[j] = joint_R[j]
+            O[j] = joint_p[j]
+            continue
+        x, y, z, w = q[k + 3], q[k + 4], q[k + 5], q[k + 6]
+        tx, ty, tz = 2.0 * x, 2.0 * y, 2.0 * z
+        twx, twy, twz = tx * w, ty * w, tz * w
+        txx, txy, txz = tx * x, ty * x, tz * x
+        tyy, tyz, tzz = ty * y, tz * y, tz * z
+        Q = np.empty((3, 3))
+        Q[0, 0], Q[0, 1], Q[0, 2] = 1.0 - (tyy + tzz), txy - twz, txz + twy
+        Q[1, 0], Q[1, 1], Q[1, 2] = txy + twz, 1.0 - (txx + tzz), tyz - twx
+        Q[2, 0], Q[2, 1], Q[2, 2] = txz - twy, tyz + twx, 1.0 - (txx + tyy)
         for i in range(3):
-            s = a[i]
-            for j in range(3):
-                s += A[i, j] * local_p[g, j]
+            O[j, i] = joint_p[j, i]
+            for c in range(3):
+                O[j, i] += joint_R[j, i, c] * q[k + c]
+                s = 0.0
+                for m in range(3):
+                    s += joint_R[j, i, m] * Q[m, c]
+                R[j, i, c] = s
+
+
+@njit(cache=True, nogil=True)
+def geometry_placements(joint_R, joint_O, parent, local_R, local_p, R, T):
+    """World placements ``R`` (G, 3, 3), ``T`` (G, 3) of the geometries: ``oMg = oMi gM``, ``oMi``
+    the placement (``joint_R``, ``joint_O``) of geometry ``g``'s joint ``parent[g]``, ``gM`` its own
+    (``local_R``, ``local_p``)."""
+    for g in range(parent.shape[0]):
+        j = parent[g]
+        for i in range(3):
+            s = joint_O[j, i]
+            for c in range(3):
+                s += joint_R[j, i, c] * local_p[g, c]
                 r = 0.0
                 for m in range(3):
-                    r += A[i, m] * local_R[g, m, j]
-                R[g, i, j] = r
+                    r += joint_R[j, i, m] * local_R[g, m, c]
+                R[g, i, c] = r
             T[g, i] = s
 
 

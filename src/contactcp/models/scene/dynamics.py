@@ -22,8 +22,7 @@ import pinocchio as pin
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, InvalidProblemError
 from contactcp.models.manipulator import mass_matrix, point_terms
-from contactcp.models.scene.detect import ContactSet, SceneContact
-from contactcp.models.scene.detect_kernels import geometry_placements
+from contactcp.models.scene.detect import ContactSet, SceneContact, joint_placements
 from contactcp.models.scene.free_bodies import free_columns
 from contactcp.models.scene.robot_links import link_columns, support_rows
 from contactcp.models.scene.scene import Scene
@@ -54,14 +53,16 @@ def _contact_arrays(contacts: ContactSet | list[SceneContact]) -> tuple[np.ndarr
 
 
 def contact_jacobian(
-    scene: Scene, contacts: ContactSet | list[SceneContact], accelerations: bool = False
+    scene: Scene, contacts: ContactSet | list[SceneContact], accelerations: bool = False, joints: tuple | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(H, k)`` at the scene's ``(q, v)``: ``H`` (``nv x 3 n_c``) maps ``v`` to the contact-frame
     relative velocities ``u = H^T v`` of the first bodies, ``k`` their classical accelerations at zero
     ``dv/dt`` (zeros unless ``accelerations``).  Without accelerations the columns are compiled: a
     free body's side from its placement (:mod:`~contactcp.models.scene.free_bodies`), a robot link's
     from pinocchio's joint Jacobians (:mod:`~contactcp.models.scene.robot_links`); with them, by
-    pinocchio's point Jacobians and classical accelerations, contact by contact."""
+    pinocchio's point Jacobians and classical accelerations, contact by contact.  ``joints``: the
+    scene's :func:`~contactcp.models.scene.detect.joint_placements` at its ``q``, when the caller
+    has them (the time stepper's detection computed them)."""
     model, data = scene.model, scene._data
     nv = model.nv
     geometries, points, frames = _contact_arrays(contacts)
@@ -72,11 +73,10 @@ def contact_jacobian(
     row0 = _free_rows(scene)
     if not accelerations:
         if nc:
-            R, origin = _joint_placements(scene)
+            R, origin = joint_placements(scene) if joints is None else joints
             free_columns(H, R, origin, row0, sides, points, frames)
             robot = _robot_joints(scene)
-            if robot.any():
-                pin.computeJointJacobians(model, data, scene.q)
+            if robot[sides].any():  # data.J is current after joint_placements (robot links carry geometry)
                 link_columns(H, data.J, scene_support_rows(scene), robot, sides, points, frames)
         return H, k
     pin.forwardKinematics(model, data, scene.q, scene.v, np.zeros(nv))
@@ -129,36 +129,6 @@ def _robot_joints(scene: Scene) -> np.ndarray:
         cached = (model.njoints, robot)
         scene._robot_joints = cached
     return cached[1]
-
-
-def _joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
-    """The free bodies' world placements by joint index ``(R (njoints, 3, 3), origin (njoints, 3))``,
-    from ``q`` (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; a free body on
-    another body's joint by pinocchio's forward kinematics); other joints' rows are not used."""
-    model = scene.model
-    cached = getattr(scene, "_joint_placement_data", None)
-    if cached is None or cached[0] != model.njoints:
-        free_q = np.full(model.njoints, -1, dtype=np.int64)
-        joint_R = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()
-        joint_p = np.zeros((model.njoints, 3))
-        nested = []
-        for j in np.flatnonzero(_free_rows(scene) >= 0).tolist():
-            if model.parents[j] == 0:
-                free_q[j] = model.joints[j].idx_q
-                joint_R[j], joint_p[j] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
-            else:
-                nested.append(j)
-        eye = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()  # the joint frames themselves
-        cached = (model.njoints, free_q, joint_R, joint_p, eye, np.zeros((model.njoints, 3)), nested)
-        scene._joint_placement_data = cached
-    _, free_q, joint_R, joint_p, eye, zero, nested = cached
-    R, origin = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))
-    geometry_placements(scene.q, free_q, joint_R, joint_p, eye, zero, R, origin)
-    if nested:
-        pin.forwardKinematics(model, scene._data, scene.q)
-        for j in nested:
-            R[j], origin[j] = scene._data.oMi[j].rotation, scene._data.oMi[j].translation
-    return R, origin
 
 
 def scene_support_rows(scene: Scene) -> np.ndarray:

@@ -165,23 +165,23 @@ class SceneSystem:
 
     def _speed(self, v: np.ndarray, origins: np.ndarray) -> float:
         """An upper bound of the speed of any point of any geometry (m/s): ``|v| + |w| |p - o|``
-        (compiled: :func:`~contactcp.models.scene.robot_links.speed_bound`); ``origins`` the
-        geometries' joint origins (:func:`~contactcp.models.scene.detect.placements`, whose
+        (compiled: :func:`~contactcp.models.scene.robot_links.speed_bound`); ``origins`` the joints'
+        world origins by joint index (:func:`~contactcp.models.scene.detect.joint_placements`, whose
         ``computeJointJacobians`` leaves ``data.J`` current)."""
         J = self.scene._data.J if len(self._other) else _NO_J
         return speed_bound(
             _f64(v), self._g_first, self._g_arm, J, scene_support_rows(self.scene),
-            self._other_joints, origins[self._other], self._other_arms,
+            self._other_joints, origins[self._other_joints], self._other_arms,
         )  # fmt: skip
 
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
         self._set(q, v)
         # the stepper's state is checked (the scene's at the start, then finite steps): detected
         # without detect_set's checks
-        placed = placements(self.scene)
-        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(v, placed[2]), placed)
+        placed = placements(self.scene)  # the geometries' and their joints' placements
+        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(v, placed[3]), placed)
         n = len(found)
-        H = contact_jacobian(self.scene, found)[0] if n else np.zeros((self.nv, 0))
+        H = contact_jacobian(self.scene, found, joints=placed[2:])[0] if n else np.zeros((self.nv, 0))
         return StepContacts(
             keys=found.names,
             bodies=found.bodies,
