@@ -116,17 +116,12 @@ def direct(problem: FrictionContactProblem, tol: float, r0: np.ndarray | None, m
     t0 = time.perf_counter()
     W = problem.W if problem._sparse else np.ascontiguousarray(problem.W)
     try:
-        code, done, measure = nsgs_measured(
-            *_storage(problem, W), problem.q, problem.mu, r, problem.dim, max_sweeps, _LOCAL_ITER, tol,
-            give_up, ANDERSON, problem._mu_max,
-        )  # fmt: skip
+        raw = _measured_run(problem, W, r, tol, max_sweeps, _LOCAL_ITER, give_up, ANDERSON)
     except (ArithmeticError, ValueError, RuntimeError):  # the registry's run reports it (NUMERICAL_FAILURE)
         return None
-    residual, u = problem._measured(measure)
-    if code == 0 and residual.value <= tol:  # what certify() makes of it, without the Raw in between
-        return Result(r, _SOLVED, residual, "nsgs", tol, done, time.perf_counter() - t0, _MESSAGES[0], u)
-    raw = _raw(r, code, done, max_sweeps, None)
-    raw.measured = residual, u
+    residual, u = raw.measured
+    if raw.status is _SOLVED and residual.value <= tol:  # what certify() makes of it, in short
+        return Result(r, _SOLVED, residual, "nsgs", tol, raw.iterations, time.perf_counter() - t0, raw.message, u)
     return certify(problem, raw, tol, "nsgs", time.perf_counter() - t0)
 
 
