@@ -336,6 +336,25 @@ def _with_coal(
     )
 
 
+def joint_sources(model: pin.Model, joints: set[int] | list[int]) -> tuple:
+    """How the placements of ``joints`` (indices) are found, for
+    :func:`~contactcp.models.scene.detect_kernels.free_placements`: ``(free_q, joint_R, joint_p,
+    read)``, each joint's first ``q`` entry when it is a free body's on the world (-1: not) and its
+    placement there (the identity for the others), and the other joints (``read``: from pinocchio's
+    forward kinematics; the world, joint 0, is left out)."""
+    free_q = np.full(model.njoints, -1, dtype=np.int64)
+    joint_R = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()
+    joint_p = np.zeros((model.njoints, 3))
+    read = []
+    for j in sorted(set(joints) - {0}):
+        if model.joints[j].shortname() == "JointModelFreeFlyer" and model.parents[j] == 0:
+            free_q[j] = model.joints[j].idx_q
+            joint_R[j], joint_p[j] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
+        else:
+            read.append(j)
+    return free_q, joint_R, joint_p, read
+
+
 def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     """World placements ``(R (njoints, 3, 3), O (njoints, 3))`` at the scene's ``q`` of the joints
     that carry geometry: a free body's on the world from its ``q``
@@ -348,17 +367,8 @@ def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     model, gm = scene.model, scene.collision
     cached = getattr(scene, "_joint_placement_data", None)
     if cached is None or cached[0] != (geoms, model.njoints):
-        free_q = np.full(model.njoints, -1, dtype=np.int64)
-        joint_R = np.broadcast_to(np.eye(3), (model.njoints, 3, 3)).copy()
-        joint_p = np.zeros((model.njoints, 3))
-        read = []
-        for j in sorted({int(obj.parentJoint) for obj in gm.geometryObjects} - {0}):
-            if model.joints[j].shortname() == "JointModelFreeFlyer" and model.parents[j] == 0:
-                free_q[j] = model.joints[j].idx_q
-                joint_R[j], joint_p[j] = model.jointPlacements[j].rotation, model.jointPlacements[j].translation
-            else:
-                read.append(j)
-        cached = ((geoms, model.njoints), free_q, joint_R, joint_p, read)
+        sources = joint_sources(model, {int(obj.parentJoint) for obj in gm.geometryObjects})
+        cached = ((geoms, model.njoints), *sources)
         scene._joint_placement_data = cached
     _, free_q, joint_R, joint_p, read = cached
     R, O = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))

@@ -29,11 +29,13 @@ import pinocchio as pin
 
 from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set, placements
+from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set, joint_sources, placements
+from contactcp.models.scene.detect_kernels import free_placements
 from contactcp.models.scene.dynamics import contact_jacobian, scene_support_rows
 from contactcp.models.scene.robot_links import speed_bound
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
 from contactcp.simulate.stepping.free_motion import add_free_bias, fill_lower, integrate_free, transport_free
+from contactcp.simulate.stepping.pose_kernels import frame_poses
 
 __all__ = ["StepContacts", "SceneSystem", "LinearSystem", "Efforts"]
 
@@ -98,7 +100,7 @@ class SceneSystem:
             j.v for j in scene.joints if model.joints[j.index].shortname().startswith("JointModelSpherical")
         ]
         self.body_names = [b for b in scene.bodies if b != WORLD]
-        self._frames = [model.getFrameId(b) for b in self.body_names]
+        self._poses = _pose_data(model, [model.getFrameId(b) for b in self.body_names])
         gm = scene.collision
         self._radius = np.array([_radius(g.geometry) for g in gm.geometryObjects])
         # the farthest a geometry's points reach from its joint's origin (its box's centre may be off it)
@@ -235,17 +237,32 @@ class SceneSystem:
         return float(kinetic + pin.computePotentialEnergy(model, data, q))
 
     def poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World positions ``(nb, 3)`` and quaternions ``(nb, 4: w, x, y, z)`` of the body frames."""
-        model, data = self.scene.model, self.scene._data
-        pin.framesForwardKinematics(model, data, q)
-        pos = np.zeros((len(self._frames), 3))
-        quat = np.zeros((len(self._frames), 4))
-        for i, f in enumerate(self._frames):
-            M = data.oMf[f]
-            pos[i] = M.translation
-            x, y, z, w = pin.Quaternion(M.rotation).coeffs()
-            quat[i] = (w, x, y, z)
+        """World positions ``(nb, 3)`` and quaternions ``(nb, 4: w, x, y, z)`` of the body frames: their
+        joints' placements, a free body's from ``q`` and the others' by pinocchio's forward
+        kinematics, then each frame's, compiled
+        (:func:`~contactcp.simulate.stepping.pose_kernels.frame_poses`)."""
+        parent, local_R, local_p, free_q, joint_R, joint_p, read = self._poses
+        R, O = np.empty(joint_R.shape), np.empty(joint_p.shape)
+        free_placements(_f64(q), free_q, joint_R, joint_p, R, O)
+        if read:
+            data = self.scene._data
+            pin.forwardKinematics(self.scene.model, data, q)
+            for j in read:
+                M = data.oMi[j]
+                R[j], O[j] = M.rotation, M.translation
+        pos, quat = np.empty((parent.size, 3)), np.zeros((parent.size, 4))
+        frame_poses(R, O, parent, local_R, local_p, pos, quat)
         return pos, quat
+
+
+def _pose_data(model: Any, frames: list[int]) -> tuple:
+    """What :meth:`SceneSystem.poses` reads of the model: the frames' parent joints and placements on
+    them, then how those joints are placed (:func:`~contactcp.models.scene.detect.joint_sources`)."""
+    parent = np.array([model.frames[f].parentJoint for f in frames], dtype=np.int64)
+    local_R = np.array([model.frames[f].placement.rotation for f in frames], dtype=float).reshape(-1, 3, 3)
+    local_p = np.array([model.frames[f].placement.translation for f in frames], dtype=float).reshape(-1, 3)
+    free_q, joint_R, joint_p, read = joint_sources(model, parent.tolist())
+    return parent, local_R, local_p, free_q, joint_R, joint_p, read
 
 
 #: data.J's stand-in when no geometry is on a robot link
