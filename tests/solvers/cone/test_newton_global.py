@@ -177,3 +177,13 @@ def test_the_starting_reactions_must_have_the_reactions_length():
         ccp.solve(p, "newton-global", r0=np.zeros(p.size))  # (v, r)'s length, not r's
     with pytest.raises(InvalidOptionError, match="eps"):
         ccp.solve(p, "newton-global", eps=0.0)
+
+
+def test_the_compiled_loop_stops_at_its_iteration_limit():
+    """A band problem (the compiled iteration, newton_global_loop) stopped after one iteration is
+    reported as such, with the Python loop's message, and not certified."""
+    p = box_stack(8, columns=3, seed=1)
+    res = ccp.solve(p, "newton-global", tol=1e-10, max_iter=1)
+    assert res.status is Status.ITERATION_LIMIT and res.iterations == 1
+    assert "no convergence in 1 iterations" in res.message
+    assert res.residual.value > 1e-10

@@ -18,6 +18,10 @@ formed:
   body by body) per iteration, whatever the number of contacts;
 * the line search is Armijo's on ``||Phi||^2 / 2`` (as :mod:`.newton`).
 
+When ``M^{-1}`` is sparse (rigid bodies) and ``M + H Y`` is a band in a bandwidth-reducing order
+(:func:`_band_order`), the whole iteration is one compiled call
+(:func:`~.newton_global_loop.newton_band`); the loop here takes the other cases.
+
 The answer ``x = (v, r)``, ``v = M^{-1}(H r + f)``, is certified by the registry with the global
 problem's own residual (equilibrium row by row and Coulomb's law), like every global method.  This
 is the method of the time stepper (:mod:`contactcp.simulate.stepping`), warm-started from the
@@ -36,6 +40,14 @@ from contactcp.problems._coulomb_global import transpose_matvec
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
+from contactcp.solvers.cone.newton_global_loop import (
+    ITERATION_LIMIT,
+    LINE_SEARCH,
+    SINGULAR,
+    SOLVED,
+    band_step,
+    newton_band,
+)
 from contactcp.solvers.cone.woodbury_kernels import (
     csr_columns,
     csr_symmetric,
@@ -44,7 +56,6 @@ from contactcp.solvers.cone.woodbury_kernels import (
     w_diagonal,
     w_matvec,
     woodbury_back,
-    woodbury_band,
     woodbury_step,
 )
 from contactcp.solvers.registry import Raw, integer, real, register, vector
@@ -56,12 +67,11 @@ EPS_FLOOR = 1e-6
 #: the reduced matrix M + H Y is factored densely up to this many velocities, by SuperLU above
 DENSE_UP_TO = 600
 _GETRF, _GETRS = sla.lapack.dgetrf, sla.lapack.dgetrs
-_GBTRF, _GBTRS = sla.lapack.dgbtrf, sla.lapack.dgbtrs
-_PBTRF, _PBTRS = sla.lapack.dpbtrf, sla.lapack.dpbtrs
-#: the reduced matrix is factored in band form (LAPACK's ``gbtrf``, partial pivoting) when the
-#: bandwidth-reducing order leaves a half-bandwidth ``kl`` with ``BAND_FLOPS kl^2 < n_v^2``: about
-#: where ``gbtrf``'s ``4 n kl^2`` flops meet ``getrf``'s ``2 n^3 / 3`` (at ``n_v = 150``, random
-#: band matrices, factor and solve: ``kl`` 10, 30, 50, 60 took 19, 49, 74, 111 us, ``getrf`` 122).
+#: the reduced matrix is factored in band form (LU with partial pivoting, or Cholesky,
+#: :mod:`~.band_kernels`) when the bandwidth-reducing order leaves a half-bandwidth ``kl`` with
+#: ``BAND_FLOPS kl^2 < n_v^2``: about where band LU's ``4 n kl^2`` flops meet ``getrf``'s
+#: ``2 n^3 / 3`` (at ``n_v = 150``, random band matrices, factor and solve by LAPACK: ``kl`` 10,
+#: 30, 50, 60 took 19, 49, 74, 111 us, ``getrf`` 122).
 #: A pile's reduced matrices (a script, 200 of each): 25 boxes, ``kl`` 13 on average of 150, 33
 #: against 132 us; 50 boxes, ``kl`` 12 of 300, 51 against 712 us
 BAND_FLOPS = 6
@@ -83,29 +93,26 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     """``dr = -J_eps^{-1} phi`` by the Woodbury identity (module docstring); None if singular.
 
     ``dense``: ``(M, Hp, Hi, Hx, band)``, ``H`` in CSC form, when ``n_v <= DENSE_UP_TO``: ``M + H Y``
-    is assembled by a compiled kernel and factored by LAPACK, in band form when ``band``
-    (:func:`_band_order`; :func:`_band_solve`), else dense
+    is assembled by a compiled kernel and factored, in band form when ``band`` (:func:`_band_order`;
+    the whole step compiled, :func:`~.newton_global_loop.band_step`), else dense by LAPACK
     (``M`` dense; :func:`~.woodbury_kernels.woodbury_step`); above, with sparse products and SuperLU."""
     d, n_c = problem.dim, D.shape[0]
     if dense is not None:
         M, Hp, Hi, Hx, band = dense
-        if band is not None:
-            got = _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d)
-            if got is None:
-                return None
-            B, z, s = got
-        else:
-            K, rhs, B, z, ok = woodbury_step(M, Hp, Hi, Hx, D, rho, phi, eps, d)
-            if not ok:
-                return None
-            try:
-                # LAPACK's getrf and getrs as scipy's lu_factor and lu_solve call them, the same
-                # values, without their wrappers and the warning filter (15 of 138 us an iteration
-                # at n_v = 150); a singular K gives non-finite steps, refused below
-                lu, piv, _ = _GETRF(K)
-                s = _GETRS(lu, piv, rhs)[0]
-            except (np.linalg.LinAlgError, ValueError):
-                return None
+        if band is not None:  # compiled whole, as newton_band's steps
+            dr, ok = band_step(band, (Hp, Hi, Hx), D, rho, phi, eps, d)
+            return dr if ok else None
+        K, rhs, B, z, ok = woodbury_step(M, Hp, Hi, Hx, D, rho, phi, eps, d)
+        if not ok:
+            return None
+        try:
+            # LAPACK's getrf and getrs as scipy's lu_factor and lu_solve call them, the same
+            # values, without their wrappers and the warning filter (15 of 138 us an iteration
+            # at n_v = 150); a singular K gives non-finite steps, refused below
+            lu, piv, _ = _GETRF(K)
+            s = _GETRS(lu, piv, rhs)[0]
+        except (np.linalg.LinAlgError, ValueError):
+            return None
         dr = woodbury_back(Hp, Hi, Hx, B, z, s, d)
         return dr if np.all(np.isfinite(dr)) else None
     A = np.eye(d)[None] - (1.0 - eps) * D
@@ -125,29 +132,6 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
         return None
     dr = z - Y @ s
     return dr if np.all(np.isfinite(dr)) else None
-
-
-def _band_solve(band, Hp, Hi, Hx, D, rho, phi, eps, d):
-    """``(B, z, K^{-1} rhs)`` in band form (:func:`~.woodbury_kernels.woodbury_band`), or None when
-    some ``A_i`` or ``K`` is singular: by Cholesky (``dpbtrf``) when every ``B_i`` is symmetric, a
-    quarter of the flops, without pivoting; by LU with partial pivoting (``dgbtrf``) otherwise, or
-    when Cholesky finds ``K`` not positive definite (an indefinite ``M``, or ``K`` singular to
-    rounding)."""
-    Mp, Mi, Mx, iperm, kl, general = band
-    while True:
-        K, rhs, B, z, ok, symmetric = woodbury_band(Mp, Mi, Mx, iperm, kl, Hp, Hi, Hx, D, rho, phi, eps, d, general)
-        if not ok:
-            return None
-        if symmetric:
-            c, info = _PBTRF(K, lower=1, overwrite_ab=1)
-            if info == 0:
-                return B, z, _PBTRS(c, rhs, lower=1, overwrite_b=1)[0][iperm]
-            general = True
-            continue
-        lu, piv, info = _GBTRF(K, kl, kl, overwrite_ab=1)
-        if info != 0:  # an exactly zero pivot: singular
-            return None
-        return B, z, _GBTRS(lu, kl, kl, rhs, piv, overwrite_b=1)[0][iperm]
 
 
 def _setup(problem: GlobalFrictionContactProblem):
@@ -190,6 +174,15 @@ def _band_order(M: sp.csr_matrix, Hp: np.ndarray, Hi: np.ndarray, d: int, flops:
         return None
     Mx = np.ascontiguousarray(M.data, dtype=np.float64)
     return Mp, Mi, Mx, iperm, kl, not csr_symmetric(Mp, Mi, Mx)
+
+
+#: newton_band's outcomes as (status, message), the Python loop's
+_OUTCOMES = {
+    SOLVED: (Status.SOLVED, "converged"),
+    ITERATION_LIMIT: (Status.ITERATION_LIMIT, "no convergence in {} iterations"),
+    SINGULAR: (Status.NUMERICAL_FAILURE, "singular reduced Newton matrix"),
+    LINE_SEARCH: (Status.STATIONARY_NOT_SOLUTION, "line search failed repeatedly"),
+}
 
 
 @register(
@@ -245,10 +238,22 @@ def newton_global(
     # what the Newton steps need, built at the first step (a warm start that is already a solution,
     # a time step at rest, needs none of it)
     rho = dense = HT = None
-    status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
-    best, since_best, shrinks, ls_fail, it = np.inf, 0, 0, 0, 0
     # aim below tol: the registry's global residual adds the rounding of v and u to the local measure
     aim = 0.5 * tol
+    if inv is not None and problem.n_v <= DENSE_UP_TO and desaxce_residual(r, u, mu, d) / qscale > aim:
+        rho, dense, HT = _setup(problem)
+        if dense[4] is not None:  # the band path: the whole iteration compiled (newton_global_loop)
+            r, u, outcome, it, shrinks = newton_band(
+                dense[4], dense[1:4], (H.indptr, H.indices, H.data), (inv.indptr, inv.indices, inv.data),
+                r, u, mu, rho, d, qscale, tol, max_iter, eps, EPS_FLOOR, armijo,
+            )  # fmt: skip
+            status, msg = _OUTCOMES[outcome]
+            if outcome == ITERATION_LIMIT:
+                msg = msg.format(max_iter)
+            v = problem.velocity(r)
+            return Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+    status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
+    best, since_best, shrinks, ls_fail, it = np.inf, 0, 0, 0, 0
     for it in range(1, max_iter + 1):
         res = desaxce_residual(r, u, mu, d) / qscale
         if res <= aim:

@@ -1,0 +1,128 @@
+"""Band factorisations in LAPACK's band storage, compiled, for the global Newton's reduced matrix
+(:mod:`~contactcp.solvers.cone.newton_global_loop`): called inside its compiled iteration, where
+LAPACK's ``dpbtrf`` / ``dgbtrf`` are out of reach (numba calls no band LAPACK).  The algorithms are
+LAPACK's unblocked ones, the order of their operations kept:
+
+* :func:`band_cholesky` / :func:`band_cholesky_solve`: ``K = L L^T`` of a symmetric positive
+  definite matrix from its lower band, ``ab[i - j, j] = K[i, j]`` (``dpbtf2`` with ``uplo = 'L'``,
+  then ``dpbtrs``);
+* :func:`band_lu` / :func:`band_lu_solve`: ``P K = L U`` with partial pivoting of a matrix with
+  ``kl`` sub- and super-diagonals stored ``ab[2 kl + i - j, j] = K[i, j]`` in ``3 kl + 1`` rows,
+  the first ``kl`` the room for the pivots' fill (``dgbtf2`` with ``ku = kl``, then ``dgbtrs``).
+
+The tests check both against dense solves on random band matrices, well and badly conditioned.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["band_cholesky", "band_cholesky_solve", "band_lu", "band_lu_solve"]
+
+
+@njit(cache=True, nogil=True)
+def band_cholesky(ab, kl):
+    """``L`` in place of the lower band ``ab`` ``(kl + 1, n)``; False when a pivot is not positive
+    (``K`` not positive definite to rounding)."""
+    n = ab.shape[1]
+    for j in range(n):
+        ajj = ab[0, j]
+        if not ajj > 0.0:
+            return False
+        ajj = math.sqrt(ajj)
+        ab[0, j] = ajj
+        kn = min(kl, n - 1 - j)
+        for i in range(1, kn + 1):
+            ab[i, j] /= ajj
+        for c in range(1, kn + 1):  # the trailing block's lower triangle, less x x^T
+            xc = ab[c, j]
+            for r in range(c, kn + 1):
+                ab[r - c, j + c] -= ab[r, j] * xc
+    return True
+
+
+@njit(cache=True, nogil=True)
+def band_cholesky_solve(ab, kl, b):
+    """``K^{-1} b`` in place of ``b`` from :func:`band_cholesky`'s ``L``: ``L y = b``, ``L^T x = y``."""
+    n = ab.shape[1]
+    for j in range(n):
+        b[j] /= ab[0, j]
+        bj = b[j]
+        for i in range(1, min(kl, n - 1 - j) + 1):
+            b[j + i] -= ab[i, j] * bj
+    for j in range(n - 1, -1, -1):
+        s = b[j]
+        for i in range(1, min(kl, n - 1 - j) + 1):
+            s -= ab[i, j] * b[j + i]
+        b[j] = s / ab[0, j]
+
+
+@njit(cache=True, nogil=True)
+def band_lu(ab, kl, ipiv):
+    """``L`` and ``U`` in place of ``ab`` ``(3 kl + 1, n)``, the row interchanges in ``ipiv``; False
+    when a pivot is exactly zero (``K`` singular)."""
+    n = ab.shape[1]
+    kv = 2 * kl
+    ju = 0
+    for j in range(n):
+        km = min(kl, n - 1 - j)
+        p = 0  # the first largest entry of the column, on and below the diagonal
+        big = abs(ab[kv, j])
+        for i in range(1, km + 1):
+            if abs(ab[kv + i, j]) > big:
+                p, big = i, abs(ab[kv + i, j])
+        ipiv[j] = j + p
+        if ab[kv + p, j] == 0.0:
+            return False
+        ju = max(ju, min(j + kl + p, n - 1))
+        if p != 0:  # rows j and j + p swap, in columns j .. ju
+            for c in range(j, ju + 1):
+                a, b = kv + j - c, kv + j + p - c
+                ab[a, c], ab[b, c] = ab[b, c], ab[a, c]
+        if km > 0:
+            inv = 1.0 / ab[kv, j]
+            for i in range(1, km + 1):
+                ab[kv + i, j] *= inv
+            for c in range(j + 1, ju + 1):
+                ujc = ab[kv + j - c, c]
+                if ujc != 0.0:
+                    for i in range(1, km + 1):
+                        ab[kv + j + i - c, c] -= ab[kv + i, j] * ujc
+    return True
+
+
+@njit(cache=True, nogil=True)
+def band_lu_solve(ab, kl, ipiv, b):
+    """``K^{-1} b`` in place of ``b`` from :func:`band_lu`: ``L y = P b``, then ``U x = y`` (``U`` has
+    ``2 kl`` super-diagonals)."""
+    n = ab.shape[1]
+    kv = 2 * kl
+    for j in range(n - 1):
+        p = ipiv[j]
+        if p != j:
+            b[j], b[p] = b[p], b[j]
+        bj = b[j]
+        for i in range(1, min(kl, n - 1 - j) + 1):
+            b[j + i] -= ab[kv + i, j] * bj
+    for j in range(n - 1, -1, -1):
+        b[j] /= ab[kv, j]
+        bj = b[j]
+        for i in range(max(0, j - kv), j):
+            b[i] -= ab[kv + i - j, j] * bj
+
+
+def dense_of(ab: np.ndarray, kl: int, general: bool) -> np.ndarray:
+    """The dense matrix of a band array (tests): the symmetric matrix of a lower band, or the
+    matrix of :func:`band_lu`'s storage before factorisation."""
+    n = ab.shape[1]
+    K = np.zeros((n, n))
+    for j in range(n):
+        for i in range(max(0, j - kl), min(n, j + kl + 1)):
+            if general:
+                K[i, j] = ab[2 * kl + i - j, j]
+            elif i >= j:
+                K[i, j] = K[j, i] = ab[i - j, j]
+    return K

@@ -1,0 +1,86 @@
+"""The compiled band factorisations (Cholesky, LU with partial pivoting) against dense solves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from contactcp.solvers.cone.band_kernels import band_cholesky, band_cholesky_solve, band_lu, band_lu_solve, dense_of
+
+
+def _band(rng, n, kl, general, scale):
+    """A random band matrix in its storage: general, diagonally weighted by ``scale`` (1: well
+    conditioned; small: pivoting needed); else symmetric positive definite ``A A^T + s I``."""
+    if general:
+        ab = np.zeros((3 * kl + 1, n), order="F")
+        for j in range(n):
+            for i in range(max(0, j - kl), min(n, j + kl + 1)):
+                ab[2 * kl + i - j, j] = rng.standard_normal() + (scale * n if i == j else 0.0)
+        return ab
+    A = np.zeros((n, n))
+    for i in range(n):
+        lo = max(0, i - kl // 2)
+        A[i, lo : i + 1] = rng.standard_normal(i + 1 - lo)
+    K = A @ A.T + scale * np.eye(n)
+    ab = np.zeros((kl + 1, n), order="F")
+    for j in range(n):
+        for i in range(j, min(n, j + kl + 1)):
+            ab[i - j, j] = K[i, j]
+    return ab
+
+
+@pytest.mark.parametrize("n, kl", [(1, 0), (5, 1), (40, 3), (150, 13), (150, 40)])
+@pytest.mark.parametrize("scale", [1.0, 1e-6])
+def test_band_cholesky_solves(n, kl, scale):
+    rng = np.random.default_rng(n + kl)
+    ab = _band(rng, n, kl, False, scale)
+    K = dense_of(ab, kl, False)
+    lapack, info = sla.lapack.dpbtrf(ab.copy(order="F"), lower=1)
+    b = rng.standard_normal(n)
+    x = b.copy()
+    assert band_cholesky(ab, kl)
+    band_cholesky_solve(ab, kl, x)
+    # the backward error of a stable factorisation: a few units of rounding times |K| |x|
+    assert np.abs(K @ x - b).max() <= 1e-13 * (np.abs(K) @ np.abs(x) + np.abs(b)).max()
+    # LAPACK's dpbtrf on the same band: the same factor, to rounding amplified by the conditioning
+    assert info == 0
+    np.testing.assert_allclose(ab, lapack, rtol=1e-6, atol=1e-12 * np.abs(lapack).max())
+
+
+def test_band_cholesky_refuses_an_indefinite_matrix():
+    ab = np.zeros((2, 3), order="F")
+    ab[0] = [1.0, -1.0, 1.0]
+    assert not band_cholesky(ab, 1)
+
+
+@pytest.mark.parametrize("n, kl", [(1, 0), (5, 1), (40, 3), (150, 13), (150, 40)])
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 0.0])
+def test_band_lu_solves(n, kl, scale):
+    rng = np.random.default_rng(10 * n + kl)
+    ab = _band(rng, n, kl, True, scale)
+    K = dense_of(ab, kl, True)
+    b = rng.standard_normal(n)
+    x = b.copy()
+    ipiv = np.zeros(n, dtype=np.int64)
+    assert band_lu(ab, kl, ipiv)
+    band_lu_solve(ab, kl, ipiv, x)
+    assert np.abs(K @ x - b).max() <= 1e-11 * (np.abs(K) @ np.abs(x) + np.abs(b)).max()
+    # LAPACK's dgbtrf on the same storage picks the same pivots
+    _, piv, info = sla.lapack.dgbtrf(dense_band_for_lapack(K, kl), kl, kl)
+    assert info == 0 and np.array_equal(piv, ipiv)
+
+
+def dense_band_for_lapack(K: np.ndarray, kl: int) -> np.ndarray:
+    n = K.shape[0]
+    ab = np.zeros((3 * kl + 1, n), order="F")
+    for j in range(n):
+        for i in range(max(0, j - kl), min(n, j + kl + 1)):
+            ab[2 * kl + i - j, j] = K[i, j]
+    return ab
+
+
+def test_band_lu_refuses_a_singular_matrix():
+    ab = np.zeros((4, 3), order="F")  # kl = 1: a zero column
+    ab[2] = [1.0, 0.0, 1.0]
+    assert not band_lu(ab, 1, np.zeros(3, dtype=np.int64))
