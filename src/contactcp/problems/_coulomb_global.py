@@ -52,6 +52,46 @@ def dense_to_csr(A):
 
 
 @njit(cache=True, nogil=True)
+def columns_to_csr(A, spread):
+    """``(indptr, indices, data, finite, row_most, column_most)``: the CSR form of the
+    ``n x spread m`` matrix whose column ``spread j`` is column ``j`` of the ``n x m`` matrix ``A``
+    and whose other columns are zero (``spread`` 1: ``A`` itself; the time stepper's position
+    projection puts each contact's normal column before a zero tangential one), whether ``A`` is
+    finite, and the most entries in a row and in a column.  ``A`` is read column by column (a
+    contact Jacobian is stored by columns, where :func:`dense_to_csr` reads a row across them):
+    once to count each row's entries, once to place them."""
+    n, m = A.shape
+    count = np.zeros(n + 1, dtype=np.int64)
+    finite = True
+    column_most = 0
+    for j in range(m):
+        here = 0
+        for i in range(n):
+            a = A[i, j]
+            if a != 0.0:
+                here += 1
+                count[i + 1] += 1
+                if not np.isfinite(a):
+                    finite = False
+        column_most = max(column_most, here)
+    row_most = 0
+    for i in range(n):
+        row_most = max(row_most, count[i + 1])
+        count[i + 1] += count[i]
+    indices = np.empty(count[n], dtype=np.int64)
+    data = np.empty(count[n])
+    nxt = count[:-1].copy()
+    for j in range(m):  # columns in order: each row's indices increase
+        for i in range(n):
+            a = A[i, j]
+            if a != 0.0:
+                k = nxt[i]
+                indices[k], data[k] = spread * j, a
+                nxt[i] = k + 1
+    return count, indices, data, finite, row_most, column_most
+
+
+@njit(cache=True, nogil=True)
 def transpose_matvec(Hp, Hi, Hx, v, w):
     """``w + H^T v`` for ``H`` in CSR form (a new array; scipy's ``H.T @ v`` builds the transpose first)."""
     out = w.copy()

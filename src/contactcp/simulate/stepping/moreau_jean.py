@@ -386,11 +386,10 @@ def _gap_lcp(M, chol, Hn: np.ndarray, need: np.ndarray, tol: float):
     150 ms a step on 50 boxes), by the global Newton, else the LCP."""
     n = Hn.shape[1]
     if n > LOCAL_UP_TO // 3:
-        H2 = np.zeros((Hn.shape[0], 2 * n))
-        H2[:, 0::2] = Hn
         w2 = np.zeros(2 * n)
         w2[0::2] = need
-        problem = GlobalFrictionContactProblem(M, H2, np.zeros(Hn.shape[0]), w2, np.zeros(n), 2)
+        # H_N's columns spread to every other one: each contact's tangential column zero
+        problem = GlobalFrictionContactProblem._derived(M, Hn, np.zeros(Hn.shape[0]), w2, np.zeros(n), 2, spread=2)
         res = solve(problem, "newton-global", tol=tol)
         if res.success:
             return res, res.x[: Hn.shape[0]]

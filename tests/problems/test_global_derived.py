@@ -1,0 +1,63 @@
+"""GlobalFrictionContactProblem._derived (the time stepper's constructor) builds the problem the
+checked constructor builds, from a contact operator stored by columns, spread or not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contactcp.errors import InvalidProblemError
+from contactcp.problems import GlobalFrictionContactProblem
+from contactcp.problems._coulomb_global import columns_to_csr
+
+
+def _data(seed: int, n: int = 12, m: int = 9):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, n))
+    M = np.eye(n) * n + 0.1 * (A + A.T)
+    H = np.asfortranarray(rng.normal(size=(n, m)) * (rng.random((n, m)) < 0.4))
+    H[:, 0] = 0.0  # an empty column, and an empty row
+    H[3, :] = 0.0
+    return M, H, rng.normal(size=n), rng.normal(size=m), rng.uniform(0, 1, m // 3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("spread", [1, 2])
+def test_derived_is_the_checked_problem(seed, spread):
+    M, H, f, w, mu = _data(seed)
+    dim = 3 if spread == 1 else 2
+    if spread == 2:  # a frictionless problem: each column then a zero one, w's odd rows zero
+        mu = np.zeros(H.shape[1])
+        w2 = np.zeros(2 * H.shape[1])
+        w2[::2] = w
+        wide = np.zeros((H.shape[0], 2 * H.shape[1]))
+        wide[:, ::2] = H
+        want = GlobalFrictionContactProblem(M, wide, f, w2, mu, dim)
+        got = GlobalFrictionContactProblem._derived(M, H, f, w2, mu, dim, spread=2)
+    else:
+        want = GlobalFrictionContactProblem(M, H, f, w, mu, dim)
+        got = GlobalFrictionContactProblem._derived(M, H, f, w, mu, dim)
+    for name in ("M", "H"):
+        a, b = getattr(want, name), getattr(got, name)
+        assert a.shape == b.shape and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
+        assert np.array_equal(a.data, b.data)
+    for name in ("f", "w", "mu"):
+        assert np.array_equal(getattr(want, name), getattr(got, name))
+        assert not getattr(got, name).flags.writeable
+    assert want._terms == got._terms and want.dim == got.dim
+    x = np.random.default_rng(seed).normal(size=want.size)
+    assert want.residual(x).value == got.residual(x).value
+
+
+def test_derived_names_a_non_finite_operator():
+    M, H, f, w, mu = _data(0)
+    H[1, 1] = np.nan
+    with pytest.raises(InvalidProblemError, match="H"):
+        GlobalFrictionContactProblem._derived(M, H, f, w, mu, 3)
+
+
+def test_columns_to_csr_counts_rows_and_columns():
+    _, H, *_ = _data(1)
+    indptr, indices, data, finite, row_most, column_most = columns_to_csr(H, 1)
+    assert finite and row_most == (H != 0).sum(axis=1).max() and column_most == (H != 0).sum(axis=0).max()
+    assert indptr[-1] == np.count_nonzero(H) and np.all(np.diff(indices[indptr[0] : indptr[1]]) > 0)
