@@ -157,19 +157,19 @@ def reduced_pattern(Mp, Mi, Hp, Hi, d, n):
                 rows[nr] = Hi[p]
                 nr += 1
         for a in range(nr):
+            ra = rows[a]
             for b in range(nr):
-                A[rows[a], rows[b]] = True
+                A[ra, rows[b]] = True
     indptr = np.zeros(n + 1, dtype=np.int32)
-    for r in range(n):
-        indptr[r + 1] = indptr[r] + np.count_nonzero(A[r])
-    indices = np.empty(indptr[n], dtype=np.int32)
-    for r in range(n):
-        k = indptr[r]
+    indices = np.empty(n * n, dtype=np.int32)
+    k = 0
+    for r in range(n):  # one pass (a count per row, then a second pass, took half as long again)
         for c in range(n):
             if A[r, c]:
                 indices[k] = c
                 k += 1
-    return indptr, indices
+        indptr[r + 1] = k
+    return indptr, indices[:k].copy()
 
 
 @njit(cache=True, nogil=True)
