@@ -63,6 +63,22 @@ TIE = 1e-12
 WITNESS = 1e-9
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dot3(a, b):
+    """``a . b`` for 3-vectors, in this order (numba's ``@`` calls BLAS: a call's overhead, and
+    its rounding is the BLAS kernel's)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotate(R, x):
+    """``R x`` for a 3 x 3 ``R`` (:func:`_dot3`'s reason)."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = R[i, 0] * x[0] + R[i, 1] * x[1] + R[i, 2] * x[2]
+    return out
+
+
 @njit(cache=True, nogil=True)
 def _radius(R, e, L):
     """``sum_i e_i |L . R_i|``: the box's half-width along the unit ``L`` (``R_i`` its axes, columns)."""
@@ -82,7 +98,7 @@ def _axis(ca, Ra, ea, cb, Rb, eb):
     for k in range(6):
         R = Ra if k < 3 else Rb
         L[:] = R[:, k % 3]
-        s = abs(L @ d) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
+        s = abs(_dot3(L, d)) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
         if s > best:
             best, axis[:] = s, L
     face = best
@@ -92,14 +108,14 @@ def _axis(ca, Ra, ea, cb, Rb, eb):
             L[0] = a[1] * b[2] - a[2] * b[1]
             L[1] = a[2] * b[0] - a[0] * b[2]
             L[2] = a[0] * b[1] - a[1] * b[0]
-            m = math.sqrt(L @ L)
+            m = math.sqrt(_dot3(L, L))
             if m < PARALLEL:
                 continue
             L /= m
-            s = abs(L @ d) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
+            s = abs(_dot3(L, d)) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
             if s > best and s > face + TIE * scale:
                 best, axis[:] = s, L
-    if axis @ d < 0.0:
+    if _dot3(axis, d) < 0.0:
         axis = -axis
     return best, axis, scale
 
@@ -112,7 +128,7 @@ def _support(c, R, e, u, tol, out):
     a = np.empty(3)
     for i in range(3):
         a[i] = u[0] * R[0, i] + u[1] * R[1, i] + u[2] * R[2, i]
-    level = u @ c
+    level = _dot3(u, c)
     for i in range(3):
         level += e[i] * abs(a[i])
     k = 0
@@ -258,18 +274,18 @@ def _patch(n, A, ka, B, kb, mid, eps, out):
     k = np.argmin(np.abs(n))  # n x e_k, e_k the axis n is least along
     t[:] = 0.0
     t[(k + 1) % 3], t[(k + 2) % 3] = n[(k + 2) % 3], -n[(k + 1) % 3]
-    t /= math.sqrt(t @ t)
+    t /= math.sqrt(_dot3(t, t))
     o = np.array([n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]])
     PA = np.empty((ka, 2))
     for i in range(ka):
-        PA[i, 0], PA[i, 1] = A[i] @ t, A[i] @ o
+        PA[i, 0], PA[i, 1] = _dot3(A[i], t), _dot3(A[i], o)
     HA, na = _hull(PA, ka, eps)
     if kb < 0:
         H, m = HA, na
     else:
         PB = np.empty((kb, 2))
         for i in range(kb):
-            PB[i, 0], PB[i, 1] = B[i] @ t, B[i] @ o
+            PB[i, 0], PB[i, 1] = _dot3(B[i], t), _dot3(B[i], o)
         HB, nb = _hull(PB, kb, eps)
         H, m = _meet(HA, na, HB, nb, eps)
     m = min(m, MAX_POINTS)
@@ -340,8 +356,8 @@ def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin
             )
         elif kinds[i] == BOX and kinds[k] == HALFSPACE or kinds[i] == HALFSPACE and kinds[k] == BOX:
             b, h = (i, k) if kinds[i] == BOX else (k, i)
-            n = rot[h] @ plane_n[h]
-            offset = plane_d[h] + n @ pos[h]
+            n = _rotate(rot[h], plane_n[h])
+            offset = plane_d[h] + _dot3(n, pos[h])
             code[p], gap[p], count[p] = _box_halfspace(pos[b], rot[b], half[b], n, offset, margin, points[p])
             normal[p] = n if b == i else -n
         elif kinds[i] == SPHERE and kinds[k] == SPHERE:
@@ -350,8 +366,8 @@ def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin
             )
         elif kinds[i] == SPHERE and kinds[k] == HALFSPACE or kinds[i] == HALFSPACE and kinds[k] == SPHERE:
             b, h = (i, k) if kinds[i] == SPHERE else (k, i)
-            n = rot[h] @ plane_n[h]
-            offset = plane_d[h] + n @ pos[h]
+            n = _rotate(rot[h], plane_n[h])
+            offset = plane_d[h] + _dot3(n, pos[h])
             code[p], gap[p], count[p] = sphere_halfspace(pos[b], half[b, 0], n, offset, margin, points[p, 0])
             normal[p] = n if b == i else -n
         else:
