@@ -7,8 +7,9 @@ The same iteration as the Python loop of :func:`~contactcp.solvers.cone.newton_g
 Armijo's line search), each step's reduced matrix assembled by
 :func:`~contactcp.solvers.cone.woodbury_kernels.woodbury_band` and factored by
 :mod:`~contactcp.solvers.cone.band_kernels` (Cholesky when it is symmetric and positive definite,
-else LU with partial pivoting).  In Python an iteration of a 25-box pile's step cost about 90 us,
-a third of it in the calls between its compiled pieces and LAPACK's wrappers.
+else LU with partial pivoting).  On 500 steps of a 25-box pile (a script) the Newton iterations
+took about 1.05 ms a step in the Python loop (its compiled pieces, LAPACK's wrappers and the calls
+between them) and 0.79 ms in this one call.
 """
 
 from __future__ import annotations
