@@ -125,8 +125,9 @@ class GlobalFrictionContactProblem(Problem):
         a dense contact operator ``H`` stored by columns, finite vectors ``f`` and ``w`` of the right
         lengths, its contacts' checked ``mu``), with ``H``'s column ``j`` as column ``spread j`` and
         zero columns between (:func:`~contactcp.problems._coulomb_global.columns_to_csr`): only
-        ``H``'s finiteness is checked, else the constructor runs (and names the field).  The checks
-        and scipy's conversion were 130 of the 190 us a 25-box pile's step problem took to build."""
+        ``H``'s finiteness is checked, else the constructor runs (and names the field).  A 25-box
+        pile's step problem (150 velocities, 417 columns; ``timeit``) took 150 us to build by the
+        checked constructor, 100 this way."""
         n, m = H.shape
         Hp, Hi, Hx, finite, row_most, column_most = columns_to_csr(H, spread)
         if not finite:
