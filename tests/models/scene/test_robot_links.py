@@ -7,6 +7,8 @@ import importlib
 import numpy as np
 import pinocchio as pin
 
+from contactcp.models.scene.dynamics import scene_support_rows
+from contactcp.models.scene.robot_links import speed_bound
 from contactcp.scenarios.timestepping_robots import PUMA_MARGIN, puma_grasp
 from contactcp.simulate.stepping import SceneSystem
 
@@ -20,7 +22,11 @@ def test_the_speed_bound_is_pinocchios_joint_speeds_plus_the_turn_of_the_reach()
     for _ in range(20):
         v = rng.normal(size=model.nv)
         scene.q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
-        bound = system._speed(v, D.joint_placements(scene)[1])
+        origins = D.joint_placements(scene)[1]  # after which data.J is current
+        links = system._other_joints
+        support = scene_support_rows(scene)
+        arms = system._other_arms
+        bound = speed_bound(v, system._g_first, system._g_arm, data.J, support, links, origins[links], arms)
         pin.forwardKinematics(model, data, scene.q, v)
         want = 0.0
         for g, obj in enumerate(scene.collision.geometryObjects):

@@ -264,13 +264,10 @@ def contact_set(scene: Scene, margin: float, placed: tuple | None = None) -> Con
     R, T = (placed if placed is not None else placements(scene))[:2]
     data = _pair_data(scene, pairs, geoms)
     first, second = data["array"]
-    near, code, normal, gap, count, points, asked = near_pairs(
-        kinds, R, T, half_side, plane_n, plane_d, centre, half, first, second, margin
-    )
+    found = near_pairs(kinds, R, T, half_side, plane_n, plane_d, centre, half, first, second, margin)
+    near, code, normal, gap, count, points, asked = found
     if asked:
-        ii, kk = first[near], second[near]
-        ask = np.flatnonzero(code == ASK_COAL)
-        return _with_coal(scene, margin, geoms, R, T, centre, data, near, ii, kk, ask, code, normal, gap, count, points)
+        return coal_rows(scene, margin, geoms, R, T, data, found)
     pair, geometries, rows, normals, frames, gaps, mu = contact_rows(
         code, normal, gap, count, points, near, first, second, data["mu"]
     )
@@ -303,20 +300,25 @@ def _row_labels(data: dict, pair: np.ndarray) -> tuple[list[str], list[tuple[str
 _LABEL_SETS = 64
 
 
-def _with_coal(
-    scene, margin, geoms, R, T, centre, data, near, ii, kk, ask, code, normal, gap, count, points
-) -> ContactSet:
-    """:func:`contact_set`'s rows when coal answers some pairs (``ask``)."""
+def coal_rows(scene: Scene, margin: float, geoms: tuple, R, T, data: dict, found: tuple) -> ContactSet:
+    """:func:`contact_set`'s rows when coal answers some of the pairs: ``found`` the compiled pass's
+    answers (:func:`~contactcp.models.scene.detect_kernels.near_pairs`), ``R``, ``T`` the
+    geometries' placements, ``data`` :func:`_pair_data`'s."""
+    near, code, normal, gap, count, points, _ = found
+    first, second = data["array"]
+    ii, kk = first[near], second[near]
+    ask = np.flatnonzero(code == ASK_COAL)
+    centre = _shape_data(scene, geoms)[4]
     count = np.where(code == FOUND, count, 0)
     asked: dict[int, np.ndarray] = {}
     centres = np.einsum("gab,gb->ga", R, centre) + T
     for p in ask.tolist():
         i, k = int(ii[p]), int(kk[p])
         Mi, Mk = pin.SE3(R[i], T[i]), pin.SE3(R[k], T[k])
-        found = query(geoms[i], Mi, geoms[k], Mk, margin, centres[i] - centres[k])
-        if found is not None:
-            normal[p], gap[p], count[p] = found[0], found[1], len(found[2])
-            asked[p] = np.array(found[2], dtype=float).reshape(-1, 3)
+        answer = query(geoms[i], Mi, geoms[k], Mk, margin, centres[i] - centres[k])
+        if answer is not None:
+            normal[p], gap[p], count[p] = answer[0], answer[1], len(answer[2])
+            asked[p] = np.array(answer[2], dtype=float).reshape(-1, 3)
     has = np.flatnonzero(count)
     if not has.size:
         return _empty()
@@ -355,6 +357,34 @@ def joint_sources(model: pin.Model, joints: set[int] | list[int]) -> tuple:
     return free_q, joint_R, joint_p, read
 
 
+def geometry_joints(scene: Scene) -> tuple:
+    """:func:`joint_sources` of the joints that carry geometry, kept on the scene while its
+    geometries and joints stay the same."""
+    geoms = _geometries(scene)
+    model = scene.model
+    cached = getattr(scene, "_joint_placement_data", None)
+    if cached is None or cached[0] != (geoms, model.njoints):
+        joints = {int(obj.parentJoint) for obj in scene.collision.geometryObjects}
+        cached = ((geoms, model.njoints), joint_sources(model, joints))
+        scene._joint_placement_data = cached
+    return cached[1]
+
+
+def geometry_frames(scene: Scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each geometry's joint and placement on it ``(parent (G), local_R (G, 3, 3), local_p (G, 3))``,
+    kept on the scene while its geometries and joints stay the same."""
+    geoms = _geometries(scene)
+    model, gm = scene.model, scene.collision
+    cached = getattr(scene, "_placement_data", None)
+    if cached is None or cached[0] != (geoms, model.njoints):
+        parent = np.array([obj.parentJoint for obj in gm.geometryObjects], dtype=np.int64)
+        local_R = np.array([obj.placement.rotation for obj in gm.geometryObjects]).reshape(-1, 3, 3)
+        local_p = np.array([obj.placement.translation for obj in gm.geometryObjects]).reshape(-1, 3)
+        cached = ((geoms, model.njoints), (parent, local_R, local_p))
+        scene._placement_data = cached
+    return cached[1]
+
+
 def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     """World placements ``(R (njoints, 3, 3), O (njoints, 3))`` at the scene's ``q`` of the joints
     that carry geometry: a free body's on the world from its ``q``
@@ -363,14 +393,8 @@ def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     and ``data.J`` are current (the time stepper's speed bound and contact Jacobian read them).
     Other joints' rows are the identity.  What is read of the model (which joints, their placements
     on the world) is kept while the scene's geometries and joints stay the same."""
-    geoms = _geometries(scene)
-    model, gm = scene.model, scene.collision
-    cached = getattr(scene, "_joint_placement_data", None)
-    if cached is None or cached[0] != (geoms, model.njoints):
-        sources = joint_sources(model, {int(obj.parentJoint) for obj in gm.geometryObjects})
-        cached = ((geoms, model.njoints), *sources)
-        scene._joint_placement_data = cached
-    _, free_q, joint_R, joint_p, read = cached
+    model = scene.model
+    free_q, joint_R, joint_p, read = geometry_joints(scene)
     R, O = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))
     free_placements(scene.q, free_q, joint_R, joint_p, R, O)
     if read:
@@ -387,17 +411,8 @@ def placements(scene: Scene) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     joints' (:func:`joint_placements`, by joint index): ``oMg = oMi gM``
     (:func:`~contactcp.models.scene.detect_kernels.geometry_placements`; the geometries' own
     placements ``gM`` kept while the scene's geometries and joints stay the same)."""
-    geoms = _geometries(scene)
-    model, gm = scene.model, scene.collision
-    cached = getattr(scene, "_placement_data", None)
-    if cached is None or cached[0] != (geoms, model.njoints):
-        parent = np.array([obj.parentJoint for obj in gm.geometryObjects], dtype=np.int64)
-        local_R = np.array([obj.placement.rotation for obj in gm.geometryObjects]).reshape(-1, 3, 3)
-        local_p = np.array([obj.placement.translation for obj in gm.geometryObjects]).reshape(-1, 3)
-        cached = ((geoms, model.njoints), parent, local_R, local_p)
-        scene._placement_data = cached
-    _, parent, local_R, local_p = cached
+    parent, local_R, local_p = geometry_frames(scene)
     joint_R, joint_O = joint_placements(scene)
-    R, T = np.empty((gm.ngeoms, 3, 3)), np.empty((gm.ngeoms, 3))
+    R, T = np.empty((parent.size, 3, 3)), np.empty((parent.size, 3))
     geometry_placements(joint_R, joint_O, parent, local_R, local_p, R, T)
     return R, T, joint_R, joint_O

@@ -29,10 +29,9 @@ import pinocchio as pin
 
 from contactcp._validate import matrix, number, vector
 from contactcp.errors import InvalidOptionError, InvalidProblemError
-from contactcp.models.scene.detect import DEFAULT_MARGIN, contact_set, joint_sources, placements
+from contactcp.models.scene.detect import DEFAULT_MARGIN, joint_sources
 from contactcp.models.scene.detect_kernels import free_placements
-from contactcp.models.scene.dynamics import contact_jacobian, scene_support_rows
-from contactcp.models.scene.robot_links import speed_bound
+from contactcp.models.scene.detect_step import step_contacts
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
 from contactcp.simulate.stepping.free_motion import add_free_bias, fill_lower, integrate_free, transport_free
 from contactcp.simulate.stepping.pose_kernels import frame_poses
@@ -165,36 +164,13 @@ class SceneSystem:
             add_free_bias(M, np.asarray(v, dtype=float), self._vpos, f)
         return M, f
 
-    def _speed(self, v: np.ndarray, origins: np.ndarray) -> float:
-        """An upper bound of the speed of any point of any geometry (m/s): ``|v| + |w| |p - o|``
-        (compiled: :func:`~contactcp.models.scene.robot_links.speed_bound`); ``origins`` the joints'
-        world origins by joint index (:func:`~contactcp.models.scene.detect.joint_placements`, whose
-        ``computeJointJacobians`` leaves ``data.J`` current)."""
-        J = self.scene._data.J if len(self._other) else _NO_J
-        return speed_bound(
-            _f64(v), self._g_first, self._g_arm, J, scene_support_rows(self.scene),
-            self._other_joints, origins[self._other_joints], self._other_arms,
-        )  # fmt: skip
-
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
         self._set(q, v)
         # the stepper's state is checked (the scene's at the start, then finite steps): detected
-        # without detect_set's checks
-        placed = placements(self.scene)  # the geometries' and their joints' placements
-        found = contact_set(self.scene, self.margin + 2.0 * h * self._speed(v, placed[3]), placed)
-        n = len(found)
-        H = contact_jacobian(self.scene, found, joints=placed[2:])[0] if n else np.zeros((self.nv, 0))
-        return StepContacts(
-            keys=found.names,
-            bodies=found.bodies,
-            points=found.points,
-            frames=found.frames,
-            gap=found.gap,
-            H=H,
-            mu=found.mu,
-            e=self._restitutions(found.bodies),
-            dim=3,
-        )
+        # without detect_set's checks, within the margin plus twice what the fastest point covers
+        speed = (self._g_first, self._g_arm, self._other_joints, self._other_arms)
+        names, bodies, points, frames, gap, mu, H = step_contacts(self.scene, _f64(v), float(h), self.margin, speed)
+        return StepContacts(names, bodies, points, frames, gap, H, mu, self._restitutions(bodies), 3)
 
     def _restitutions(self, bodies: list[tuple[str, str]]) -> np.ndarray:
         """Each contact's coefficient of restitution (the scene's pairs, else its default, else the
@@ -263,10 +239,6 @@ def _pose_data(model: Any, frames: list[int]) -> tuple:
     local_p = np.array([model.frames[f].placement.translation for f in frames], dtype=float).reshape(-1, 3)
     free_q, joint_R, joint_p, read = joint_sources(model, parent.tolist())
     return parent, local_R, local_p, free_q, joint_R, joint_p, read
-
-
-#: data.J's stand-in when no geometry is on a robot link
-_NO_J = np.zeros((6, 0))
 
 
 def _f64(x) -> np.ndarray:
