@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["solve_or_lstsq", "cho_solve"]
+__all__ = ["solve_or_lstsq"]
 
 
 def solve_or_lstsq(K: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -37,21 +36,3 @@ def solve_or_lstsq(K: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         except (ValueError, np.linalg.LinAlgError):
             return None
     return d if np.all(np.isfinite(d)) else None
-
-
-def cho_solve(chol: Any, b: np.ndarray) -> np.ndarray:
-    """``M^-1 b`` from ``chol = scipy.linalg.cho_factor(M)``: LAPACK's ``dpotrs``, which
-    ``scipy.linalg.cho_solve`` calls too (the same numbers), without its argument checks (7-11 us
-    of a 12 x 12 solve's 9-13, timed in a loop of 20 000 calls on this machine): a time step does three.
-    Non-finite entries are not checked here; they come out as non-finite answers.  ``chol`` may also
-    be a solver with a ``solve`` method (the time stepper's block inverses of a constant ``M``:
-    :func:`contactcp.simulate.stepping.mass.mass_factor`)."""
-    if type(chol) is not tuple:
-        return chol.solve(b)
-    x, info = _dpotrs(chol[0], b, lower=chol[1])
-    if info != 0:
-        raise ValueError(f"dpotrs: illegal value in argument {-info}")
-    return x
-
-
-_dpotrs = sla.lapack.dpotrs

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Result
 from contactcp.solvers.cone import nsgs
@@ -93,7 +92,7 @@ def solve_impulses(
 
 def _solve_local(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, mu: np.ndarray, d: int, scheme, r0):
     """The local form ``u = W r + q``, ``W = H^T M^-1 H`` (dense), ``q = H^T v_free + w``."""
-    MinvH = cho_solve(chol, Ha)
+    MinvH = chol.solve(Ha)
     W = Ha.T @ MinvH
     W = 0.5 * (W + W.T)
     q = Ha.T @ v_free + w
@@ -162,7 +161,7 @@ def solve_pyramid(chol: Any, Ha: np.ndarray, v_free: np.ndarray, w: np.ndarray, 
     Hn = Ha[:, 0::3]
     HD = np.einsum("vcj,kj->vck", Ha.reshape(-1, n_c, 3)[:, fric, 1:], dirs).reshape(Ha.shape[0], nf * k)
     G = np.hstack([Hn, HD])
-    MinvG = cho_solve(chol, G)
+    MinvG = chol.solve(G)
     A = G.T @ MinvG
     A = 0.5 * (A + A.T)
     E = np.kron(np.eye(nf), np.ones((k, 1)))  # (k n_f, n_f)

@@ -27,12 +27,14 @@ import math
 import numpy as np
 from numba import njit
 
+from contactcp.linalg.dense_kernels import cholesky, cholesky_solve, cholesky_solve_columns
 from contactcp.simulate.stepping.impact_kernels import impact_targets, small_lstsq, step_start
+from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone.nsgs_kernels import nsgs_measured
 
-__all__ = ["local_step", "DONE", "GENERAL"]
+__all__ = ["local_advance", "local_step", "DONE", "GENERAL", "NOT_POSITIVE"]
 
-DONE, GENERAL = 0, 1
+DONE, GENERAL, NOT_POSITIVE = 0, 1, 2
 #: the scaling range of :mod:`~contactcp.solvers.cone.scale` (``LIMIT``), the exponent of ``max |q|``
 _LIMIT = 300
 #: the most hit contacts corrected here (above: ``sla.lstsq`` with ``gelsy`` in the general path)
@@ -40,6 +42,32 @@ _HITS = 16
 
 _NO_INT = np.zeros(0, dtype=np.int32)
 _NO_FLOAT = np.zeros(0)
+
+
+@njit(cache=True, nogil=True)
+def local_advance(M, f, H, acc, MinvH, v, h, gap, e, mu, R0, warm, options, tol, counts, frames, slip_tol):
+    """:func:`local_step` and the contacts' modes
+    (:func:`~contactcp.simulate.stepping.mode_kernels.contact_modes`) in one call, with ``M``
+    factored here when it is given (a robot's mass matrix: ``L`` by
+    :func:`~contactcp.linalg.dense_kernels.cholesky`, then ``acc = M^-1 f`` and ``M^-1 H``),
+    else (``M`` empty) ``acc`` and ``MinvH`` as given.  Returns ``(code, L, acc, active, r, v1,
+    u1, step, dq, projected, need, residual, sweeps, modes, slide, world)``; ``code``
+    :data:`NOT_POSITIVE` when ``M`` is not positive definite to rounding (``L`` empty)."""
+    L = np.zeros((0, 0))
+    n = H.shape[1] // 3
+    if M.shape[0]:
+        L, positive = cholesky(M)
+        if not positive:
+            none, off = np.zeros((n, 3)), np.zeros(n, dtype=np.bool_)
+            modes = np.zeros(n, dtype=np.int8)
+            return NOT_POSITIVE, np.zeros((0, 0)), acc, off, none, v, none, v, v, False, v, np.inf, 0, modes, none, none
+        acc = cholesky_solve(L, f)
+        MinvH = cholesky_solve_columns(L, H)
+    code, active, r, v1, u1, step, dq, projected, need, residual, sweeps = local_step(
+        H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts
+    )
+    modes, slide, world = contact_modes(r, u1, frames, 3, mu, active, slip_tol)
+    return code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world
 
 
 @njit(cache=True, nogil=True)

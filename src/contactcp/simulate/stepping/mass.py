@@ -6,8 +6,9 @@ whose velocities are in their own axes; a linear system), ``M`` is a set of smal
 definite blocks, one per body: those are inverted once, batched (:class:`~contactcp.linalg.blockinv.
 BlockSolver`), and every later step reuses them while ``M`` is the same to the last bit; a solve is
 one sparse product (a 25-box pile: ``M^-1 H_N`` for 140 contacts in about a third of the dense
-triangular solves' time, and no dense Cholesky of the 150 x 150 ``M`` a step).  Any other ``M`` is
-factored by a dense Cholesky, which is also the test of positive definiteness.
+triangular solves' time, and no dense Cholesky of the 150 x 150 ``M`` a step).  Any other ``M`` (a
+robot's) is factored by a dense Cholesky, compiled (:class:`DenseCholesky`), which is also the test
+of positive definiteness.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.linalg as sla
 
 from contactcp.errors import InvalidProblemError
 from contactcp.linalg.blockinv import BlockSolver
+from contactcp.linalg.dense_kernels import cholesky, cholesky_solve, cholesky_solve_columns
 
-__all__ = ["mass_factor"]
+__all__ = ["mass_factor", "DenseCholesky"]
 
 
 def _blocks(M: np.ndarray) -> BlockSolver | None:
@@ -36,11 +37,11 @@ def _blocks(M: np.ndarray) -> BlockSolver | None:
 
 
 def mass_factor(system: Any, M: np.ndarray, t: float) -> Any:
-    """What :func:`contactcp.linalg.dense.cho_solve` takes for ``M``: the block inverses when the
-    system's mass matrix is constant (``system.constant_mass``) and splits into positive definite
-    blocks (kept on the system while ``M`` stays the same), else ``scipy.linalg.cho_factor(M)``'s
-    ``(c, lower)`` (by LAPACK's ``dpotrf`` directly).
-    InvalidProblemError naming the mass matrix when ``M`` is not positive definite."""
+    """``M``'s factor, whose ``solve(b)`` is ``M^-1 b`` (a vector, or a matrix column by column): the
+    block inverses when the system's mass matrix is constant (``system.constant_mass``) and splits
+    into positive definite blocks (kept on the system while ``M`` stays the same), else
+    :class:`DenseCholesky`.  InvalidProblemError naming the mass matrix when ``M`` is not positive
+    definite."""
     if getattr(system, "constant_mass", False):
         cached = system.__dict__.get("_mass_factor")
         if cached is not None and (cached[0] is M or cached[0].shape == M.shape and np.array_equal(cached[0], M)):
@@ -49,15 +50,24 @@ def mass_factor(system: Any, M: np.ndarray, t: float) -> Any:
         if solver is not None:  # a read-only M (the system's own, kept) is kept as it is
             system._mass_factor = (M if not M.flags.writeable else M.copy(), solver)
             return solver
-    # LAPACK's dpotrf, which scipy.linalg.cho_factor calls, without its checks (most of a robot's
-    # 24 x 24 factorisation); M is finite here (its system's state is)
-    c, info = _dpotrf(M, lower=0, clean=0)
-    if info == 0:
-        return c, False
-    if info < 0:
-        raise ValueError(f"dpotrf: illegal value in argument {-info}")
+    L, positive = cholesky(np.asarray(M, dtype=np.float64))
+    if positive:
+        return DenseCholesky(L)
     hint = system.mass_hint(M) if hasattr(system, "mass_hint") else ""
     raise InvalidProblemError("mass matrix", f"not positive definite at t = {t:g} s{hint}")
 
 
-_dpotrf = sla.lapack.dpotrf
+class DenseCholesky:
+    """``M = L L^T`` by the compiled Cholesky (:func:`~contactcp.linalg.dense_kernels.cholesky`),
+    which the local step's compiled call also runs on a robot's ``M`` (:func:`~contactcp.simulate.
+    stepping.local_kernels.local_advance`): every solve of a step, in that call or after it, from
+    the same factor, by the same arithmetic, without BLAS (whose kernels differ from CPU to CPU)."""
+
+    __slots__ = ("L",)
+
+    def __init__(self, L: np.ndarray):
+        self.L = L
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        b = np.asarray(b, dtype=np.float64)
+        return cholesky_solve(self.L, b) if b.ndim == 1 else cholesky_solve_columns(self.L, b)

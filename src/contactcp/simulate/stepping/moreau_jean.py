@@ -47,6 +47,7 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,13 +57,12 @@ import scipy.linalg as sla
 
 from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, UnknownMethodError
-from contactcp.linalg.dense import cho_solve
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
 from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, small_lstsq, step_start
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
-from contactcp.simulate.stepping.local_kernels import DONE, local_step
-from contactcp.simulate.stepping.mass import mass_factor
+from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, local_advance
+from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
 from contactcp.solvers.registry import methods_for, solve
@@ -159,6 +159,12 @@ class Scheme:
             if self.friction == "pyramid":
                 self.check_method(3)
 
+    @functools.cached_property
+    def _local_options(self) -> tuple:
+        """The options of :func:`~contactcp.simulate.stepping.local_kernels.local_step`, as floats."""
+        flags = (self.theta, self.gamma, self.activation_gap, self.impact_timing, self.projection, self.projection_tol)
+        return tuple(float(x) for x in flags)
+
     def check_method(self, dim: int) -> None:
         """``method`` must apply to the problem a step poses: an LCP for frictionless contacts
         (``dim`` 1) and for the pyramid, a friction-cone problem (local or global) otherwise."""
@@ -236,13 +242,15 @@ def advance(
     tries no chain of solvers after the warm Newton of a step in global form (a step that will be
     halved if it fails; :func:`~contactcp.simulate.stepping.impulses.solve_impulses`)."""
     M, f = system.dynamics(t, q, v)
-    chol = mass_factor(system, M, t)
-    acc = cho_solve(chol, f)
     C = system.contacts(q, v, h)
+    chol = None
     if C.dim == 3 and 3 * C.n <= LOCAL_UP_TO and scheme.method is None and scheme.friction == "cone":
-        done = _advance_local(system, t, q, v, h, scheme, memory, M, chol, acc, C)
+        done, chol, acc = _advance_local(system, t, q, v, h, scheme, memory, M, f, C)
         if done is not None:
             return done
+    if chol is None:
+        chol = mass_factor(system, M, t)
+        acc = chol.solve(f)
     v_free = v + h * acc
     d, n = C.dim, C.n
     # u_k, a_N, the impact times, the active contacts (step 2) and the law's u* (step 3), compiled
@@ -284,34 +292,46 @@ def advance(
     return q1, system.transport(step, v1), record
 
 
-def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, chol, acc, C):
+def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
     """:func:`advance`'s step from its contacts ``C`` in one compiled call
-    (:func:`~contactcp.simulate.stepping.local_kernels.local_step`) when it is posed in local form
-    and the last step's impulses, warm NSGS, certify it: ``(q1, v1, record)``, else None (the
-    general path takes the step)."""
+    (:func:`~contactcp.simulate.stepping.local_kernels.local_advance`) when it is posed in local
+    form and the last step's impulses, warm NSGS, certify it: ``(done, chol, acc)``, ``done`` the
+    step's ``(q1, v1, record)`` or None (the general path takes the step with ``chol`` and ``acc =
+    M^-1 f``).  A constant mass matrix comes factored (:func:`~contactcp.simulate.stepping.mass.
+    mass_factor`'s block inverses); any other is factored in the call, by the Cholesky that
+    ``mass_factor`` runs (the same factor, which the general path then solves with)."""
     n = C.n
     R0, warm = np.zeros((n, 3)), np.zeros(n, dtype=np.bool_)
     for j, key in enumerate(C.keys):
         last = memory.get(key)
         if last is not None and last[0] is not None:
             R0[j], warm[j] = last[0], True
-    options = tuple(
-        float(x) for x in (scheme.theta, scheme.gamma, scheme.activation_gap, scheme.impact_timing, scheme.projection)
-    ) + (float(scheme.projection_tol),)
-    code, active, r, v1, u1, step, dq, projected, need, residual, sweeps = local_step(
-        _f64(C.H), _f64(cho_solve(chol, C.H)), _f64(v), acc, float(h), _f64(C.gap), _f64(C.e), _f64(C.mu),
-        R0, warm, options, float(scheme.tol), _LOCAL_COUNTS,
+    H = _f64(C.H)
+    if getattr(system, "constant_mass", False):
+        chol = mass_factor(system, M, t)
+        Mk, acc, MinvH = _NO_MATRIX, chol.solve(f), chol.solve(H)
+    else:
+        chol, Mk, acc, MinvH = None, _f64(M), _NO_VECTOR, _NO_MATRIX
+    code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world = local_advance(
+        Mk, _f64(f), H, acc, MinvH, _f64(v), float(h), _f64(C.gap), _f64(C.e), _f64(C.mu), R0, warm,
+        scheme._local_options, float(scheme.tol), _LOCAL_COUNTS, _f64(C.frames), float(scheme.slip_tol),
     )  # fmt: skip
+    if code == NOT_POSITIVE:  # the same factorisation in mass_factor: it raises the error naming M
+        chol = mass_factor(system, M, t)
+        return None, chol, chol.solve(f)
+    chol = chol if chol is not None else DenseCholesky(L)
     if code != DONE:
-        return None
-    method = "nsgs" if active.any() else "free"
-    record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory)
+        return None, chol, acc
+    method, modes = ("nsgs" if active.any() else "free"), (modes, slide, world)
+    record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory, modes)
     q1 = system.integrate(q, step)
     if not projected:
-        return q1, system.transport(step, v1), record
+        return (q1, system.transport(step, v1), record), chol, acc
     dq = _lcp_correction(M, chol, C.H[:, ::3], need, dq, scheme, record)
-    return system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record
+    return (system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record), chol, acc
 
+
+_NO_MATRIX, _NO_VECTOR = np.zeros((0, 0)), np.zeros(0)
 
 #: ``local_step``'s counts: the local form's most unknowns, the warm NSGS's sweeps, its local
 #: iterations and Anderson pairs (those of impulses.solve_impulses's warm start)
@@ -347,7 +367,7 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
     Hn = C.H[:, :: C.dim]
     dq = np.zeros(Hn.shape[0])
     if hit.any():
-        Mh = cho_solve(chol, Hn[:, hit])
+        Mh = chol.solve(Hn[:, hit])
         Whh = Hn[:, hit].T @ Mh
         # any least-squares lam gives the same dq (two differ in the null space of W_hh, that of
         # H_N[:, hit]): QR with column pivoting, a third of the SVD's time on a pile's 140 hit
@@ -393,19 +413,22 @@ def _gap_lcp(M, chol, Hn: np.ndarray, need: np.ndarray, tol: float):
         res = solve(problem, "newton-global", tol=tol)
         if res.success:
             return res, res.x[: Hn.shape[0]]
-    MinvHn = cho_solve(chol, Hn)
+    MinvHn = chol.solve(Hn)
     Wn = Hn.T @ MinvHn
     res = solve(LCP(0.5 * (Wn + Wn.T), need), tol=tol)
     return res, (MinvHn @ res.x if res.x is not None else None)
 
 
-def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory) -> StepRecord:
+def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, modes=None) -> StepRecord:
+    """The step's record; ``modes``: :func:`_modes`' answer when the caller has it."""
     n, d = C.n, C.dim
-    imp = np.zeros((n, 3))
-    vel = np.zeros((n, 3))
-    imp[:, :d] = r
-    vel[:, :d] = u1
-    modes, slide, world = _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
+    if d == 3:
+        imp, vel = r, u1
+    else:
+        imp, vel = np.zeros((n, 3)), np.zeros((n, 3))
+        imp[:, :d] = r
+        vel[:, :d] = u1
+    modes, slide, world = modes if modes is not None else _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
     old = [memory.get(k) for k in C.keys]
     before = np.array([SEPARATED if o is None else o[1] for o in old], dtype=np.int8)
     transitions = int(np.count_nonzero(before != modes))

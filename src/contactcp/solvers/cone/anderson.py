@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from contactcp.linalg.dense_kernels import cholesky, cholesky_solve
 from contactcp.problems._coulomb import project_cone
 
 
@@ -92,9 +93,10 @@ def anderson_candidate(GH, FH, nh, head, mu, d, out):
         return False
     for a in range(k):
         A[a, a] += 1e-12 * tr
-    gamma = _cholesky_solve(A, b)
-    if gamma.shape[0] == 0:
+    L, positive = cholesky(A)
+    if not positive:
         return False
+    gamma = cholesky_solve(L, b)
     newest = GH[head]
     for j in range(out.shape[0]):
         out[j] = newest[j]
@@ -108,36 +110,3 @@ def anderson_candidate(GH, FH, nh, head, mu, d, out):
         for j in range(i * d, (i + 1) * d):
             finite = finite and np.isfinite(out[j])
     return finite
-
-
-@njit(cache=True, nogil=True)
-def _cholesky_solve(A, b):
-    """``A^-1 b`` by Cholesky's factorisation of the small symmetric ``A``; empty when it is not
-    positive definite."""
-    k = b.shape[0]
-    L = np.zeros((k, k))
-    for a in range(k):
-        s = A[a, a]
-        for c in range(a):
-            s -= L[a, c] * L[a, c]
-        if not s > 0.0:
-            return np.zeros(0)
-        L[a, a] = np.sqrt(s)
-        for e in range(a + 1, k):
-            t = A[e, a]
-            for c in range(a):
-                t -= L[e, c] * L[a, c]
-            L[e, a] = t / L[a, a]
-    y = np.zeros(k)
-    for a in range(k):
-        t = b[a]
-        for c in range(a):
-            t -= L[a, c] * y[c]
-        y[a] = t / L[a, a]
-    gamma = np.zeros(k)
-    for a in range(k - 1, -1, -1):
-        t = y[a]
-        for c in range(a + 1, k):
-            t -= L[c, a] * gamma[c]
-        gamma[a] = t / L[a, a]
-    return gamma
