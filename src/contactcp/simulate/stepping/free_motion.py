@@ -4,19 +4,54 @@
 A free body's configuration is ``(p, Q)`` (position, unit quaternion ``x, y, z, w``) and its velocity
 ``(v, w)`` is in its own axes ``R = R(Q)``.  A step ``(dp, dw)`` (in those axes) moves it to
 ``p + R dp`` and turns it to ``R exp(dw)``, the quaternion ``Q (x) (cos(t/2), sin(t/2) dw / t)``,
-``t = |dw|``, renormalised (:func:`integrate_free`).  A velocity in the axes at the start is carried
-to the axes at the end by ``exp(dw)^T`` (:func:`transport_free`).  ``exp`` is Rodrigues' formula,
-with its series below ``t = 1e-4`` (where the closed form loses digits).
+``t = |dw|``, renormalised (:func:`integrate_free`).  A robot's revolute and prismatic joints add
+their step, ``q + dq``, as pinocchio integrates them (:func:`integrate_joints`).  A velocity in the
+axes at the start is carried to the axes at the end by ``exp(dw)^T`` (:func:`transport_free`).
+``exp`` is Rodrigues' formula, with its series below ``t = 1e-4`` (where the closed form loses
+digits).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-__all__ = ["integrate_free", "transport_free", "fill_lower", "add_free_bias"]
+__all__ = [
+    "vector_coordinates",
+    "VECTOR_JOINTS",
+    "integrate_free",
+    "integrate_joints",
+    "transport_free",
+    "transported",
+    "fill_lower",
+    "add_free_bias",
+]
+
+
+#: pinocchio's joints whose integration adds the velocity to the configuration, ``q + v``
+VECTOR_JOINTS = frozenset(
+    ("RX", "RY", "RZ", "RevoluteUnaligned", "PX", "PY", "PZ", "PrismaticUnaligned", "Translation")
+)
+
+
+def vector_coordinates(model: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """The configuration and velocity indices ``(vq, vv)`` of a pinocchio model's joints in
+    :data:`VECTOR_JOINTS` (for :func:`integrate_joints`), and how many joints are not (free
+    bodies among them; the world, joint 0, which pinocchio lists as a revolute joint at ``q``
+    index -1, is left out)."""
+    vq: list[int] = []
+    vv: list[int] = []
+    others = 0
+    for joint in list(model.joints)[1:]:
+        if joint.shortname().removeprefix("JointModel") in VECTOR_JOINTS:
+            vq += range(joint.idx_q, joint.idx_q + joint.nq)
+            vv += range(joint.idx_v, joint.idx_v + joint.nv)
+        else:
+            others += 1
+    return np.array(vq, dtype=np.int64), np.array(vv, dtype=np.int64), others
 
 
 @njit(cache=True, nogil=True)
@@ -70,6 +105,26 @@ def integrate_free(q, dq, qpos, vpos, out):
         nw = w * pw - x * px - y * py - z * pz
         norm = math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
         out[i + 3], out[i + 4], out[i + 5], out[i + 6] = nx / norm, ny / norm, nz / norm, nw / norm
+
+
+@njit(cache=True, nogil=True)
+def integrate_joints(q, dq, qpos, vpos, vq, vv):
+    """``q`` moved by ``dq``, a new array: the free bodies (:func:`integrate_free`) and the joints
+    whose configuration adds their velocity, coordinate ``vq[i]`` by velocity ``vv[i]``; the
+    caller knows these are all of the system's joints."""
+    out = q.copy()
+    for i in range(vq.shape[0]):
+        out[vq[i]] = q[vq[i]] + dq[vv[i]]
+    integrate_free(q, dq, qpos, vpos, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def transported(dq, v, vpos):
+    """:func:`transport_free` of ``v`` into a new array (its other entries copied)."""
+    out = v.copy()
+    transport_free(dq, v, vpos, out)
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from contactcp.linalg.dense_kernels import cholesky, cholesky_solve, cholesky_solve_columns
+from contactcp.simulate.stepping.free_motion import integrate_joints, transported
 from contactcp.simulate.stepping.impact_kernels import impact_targets, small_lstsq, step_start
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone.nsgs_kernels import nsgs_measured
@@ -45,14 +46,21 @@ _NO_FLOAT = np.zeros(0)
 
 
 @njit(cache=True, nogil=True)
-def local_advance(M, f, H, acc, MinvH, v, h, gap, e, mu, R0, warm, options, tol, counts, frames, slip_tol):
-    """:func:`local_step` and the contacts' modes
-    (:func:`~contactcp.simulate.stepping.mode_kernels.contact_modes`) in one call, with ``M``
-    factored here when it is given (a robot's mass matrix: ``L`` by
-    :func:`~contactcp.linalg.dense_kernels.cholesky`, then ``acc = M^-1 f`` and ``M^-1 H``),
-    else (``M`` empty) ``acc`` and ``MinvH`` as given.  Returns ``(code, L, acc, active, r, v1,
-    u1, step, dq, projected, need, residual, sweeps, modes, slide, world)``; ``code``
-    :data:`NOT_POSITIVE` when ``M`` is not positive definite to rounding (``L`` empty)."""
+def local_advance(
+    M, f, H, acc, MinvH, v, h, gap, e, mu, R0, warm, options, tol, counts, frames, slip_tol,
+    q, qpos, vpos, vq, vv, move,
+):  # fmt: skip
+    """:func:`local_step`, the contacts' modes
+    (:func:`~contactcp.simulate.stepping.mode_kernels.contact_modes`) and the motion in one call.
+    ``M`` is factored here when it is given (a robot's mass matrix: ``L`` by
+    :func:`~contactcp.linalg.dense_kernels.cholesky`, then ``acc = M^-1 f`` and ``M^-1 H``), else
+    (``M`` empty) ``acc`` and ``MinvH`` are as given.  With ``move`` (the system's joints are free
+    bodies, revolute and prismatic: ``qpos``, ``vpos``, ``vq``, ``vv`` as
+    :func:`~contactcp.simulate.stepping.free_motion.integrate_joints` takes them), a certified step
+    whose projection needs no gap LCP is also taken: ``q1 = q (+) step (+) dq`` and the end velocity
+    carried to its axes, as the system's ``integrate`` and ``transport`` do.  Returns ``(code, L,
+    acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world, moved,
+    q1, v_end)``; ``code`` :data:`NOT_POSITIVE` when ``M`` is not positive definite to rounding."""
     L = np.zeros((0, 0))
     n = H.shape[1] // 3
     if M.shape[0]:
@@ -60,14 +68,44 @@ def local_advance(M, f, H, acc, MinvH, v, h, gap, e, mu, R0, warm, options, tol,
         if not positive:
             none, off = np.zeros((n, 3)), np.zeros(n, dtype=np.bool_)
             modes = np.zeros(n, dtype=np.int8)
-            return NOT_POSITIVE, np.zeros((0, 0)), acc, off, none, v, none, v, v, False, v, np.inf, 0, modes, none, none
+            return (
+                NOT_POSITIVE, L, acc, off, none, v, none, v, v, False, v, np.inf, 0, modes, none, none, False, q, v
+            )  # fmt: skip
         acc = cholesky_solve(L, f)
         MinvH = cholesky_solve_columns(L, H)
     code, active, r, v1, u1, step, dq, projected, need, residual, sweeps = local_step(
         H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts
     )
     modes, slide, world = contact_modes(r, u1, frames, 3, mu, active, slip_tol)
-    return code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world
+    q1, v_end, moved = q, v1, False
+    if move and code == DONE and not (projected and np.any(need < -options[5])):
+        q1 = integrate_joints(q, step, qpos, vpos, vq, vv)
+        v_end = transported(step, v1, vpos)
+        if projected:
+            q1 = integrate_joints(q1, dq, qpos, vpos, vq, vv)
+            v_end = transported(dq, v_end, vpos)
+        moved = True
+    return (
+        code,
+        L,
+        acc,
+        active,
+        r,
+        v1,
+        u1,
+        step,
+        dq,
+        projected,
+        need,
+        residual,
+        sweeps,
+        modes,
+        slide,
+        world,
+        moved,
+        q1,
+        v_end,
+    )
 
 
 @njit(cache=True, nogil=True)

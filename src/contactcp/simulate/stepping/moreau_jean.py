@@ -312,10 +312,14 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
         Mk, acc, MinvH = _NO_MATRIX, chol.solve(f), chol.solve(H)
     else:
         chol, Mk, acc, MinvH = None, _f64(M), _NO_VECTOR, _NO_MATRIX
-    code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world = local_advance(
+    motion = getattr(system, "motion_indices", None)
+    q = _f64(q)
+    out = local_advance(
         Mk, _f64(f), H, acc, MinvH, _f64(v), float(h), _f64(C.gap), _f64(C.e), _f64(C.mu), R0, warm,
         scheme._local_options, float(scheme.tol), _LOCAL_COUNTS, _f64(C.frames), float(scheme.slip_tol),
+        q, *(motion or _NO_MOTION), motion is not None,
     )  # fmt: skip
+    code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world = out[:16]
     if code == NOT_POSITIVE:  # the same factorisation in mass_factor: it raises the error naming M
         chol = mass_factor(system, M, t)
         return None, chol, chol.solve(f)
@@ -324,6 +328,9 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
         return None, chol, acc
     method, modes = ("nsgs" if active.any() else "free"), (modes, slide, world)
     record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory, modes)
+    if out[16]:  # moved in the call: the projection needed no gap LCP
+        record.projected = bool(projected)
+        return (out[17], out[18], record), chol, acc
     q1 = system.integrate(q, step)
     if not projected:
         return (q1, system.transport(step, v1), record), chol, acc
@@ -332,6 +339,8 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
 
 
 _NO_MATRIX, _NO_VECTOR = np.zeros((0, 0)), np.zeros(0)
+#: local_advance's motion indices when the system integrates otherwise
+_NO_MOTION = (np.zeros(0, dtype=np.int64),) * 4
 
 #: ``local_step``'s counts: the local form's most unknowns, the warm NSGS's sweeps, its local
 #: iterations and Anderson pairs (those of impulses.solve_impulses's warm start)
@@ -429,15 +438,19 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
         imp[:, :d] = r
         vel[:, :d] = u1
     modes, slide, world = modes if modes is not None else _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
-    old = [memory.get(k) for k in C.keys]
-    before = np.array([SEPARATED if o is None else o[1] for o in old], dtype=np.int8)
-    transitions = int(np.count_nonzero(before != modes))
-    if len(memory) > len(old) - old.count(None):  # contacts gone since the last step
+    codes = modes.tolist()
+    transitions, kept = 0, 0
+    for key, m in zip(C.keys, codes):
+        last = memory.get(key)
+        if last is not None:
+            kept += 1
+        transitions += (SEPARATED if last is None else last[1]) != m
+    if len(memory) > kept:  # contacts gone since the last step
         gone = set(memory) - set(C.keys)
         transitions += sum(memory[k][1] != SEPARATED for k in gone)
     memory.clear()
-    rows = list(r)  # r is not changed after the step: its rows are the next step's warm starts
-    memory.update(zip(C.keys, [(row if on else None, m) for row, on, m in zip(rows, active.tolist(), modes.tolist())]))
+    # r is not changed after the step (the record holds it too): its rows are the next warm starts
+    memory.update(zip(C.keys, [(row if on else None, m) for row, on, m in zip(r, active.tolist(), codes)]))
     return StepRecord(
         t=t,
         status=status,

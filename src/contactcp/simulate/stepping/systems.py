@@ -33,7 +33,14 @@ from contactcp.models.scene.detect import DEFAULT_MARGIN, joint_sources
 from contactcp.models.scene.detect_kernels import free_placements
 from contactcp.models.scene.detect_step import step_contacts
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
-from contactcp.simulate.stepping.free_motion import add_free_bias, fill_lower, integrate_free, transport_free
+from contactcp.simulate.stepping.free_motion import (
+    add_free_bias,
+    fill_lower,
+    integrate_free,
+    integrate_joints,
+    transported,
+    vector_coordinates,
+)
 from contactcp.simulate.stepping.pose_kernels import frame_poses
 
 __all__ = ["StepContacts", "SceneSystem", "LinearSystem", "Efforts"]
@@ -116,6 +123,12 @@ class SceneSystem:
         self._qpos = np.array([s.start for s in self._free_q], dtype=np.int64)
         self._vpos = np.array([s.start for s in self._free], dtype=np.int64)
         self._only_free = model.nq == 7 * len(self._free)
+        # the robot joints that add their step (revolute, prismatic): with the free bodies all the
+        # joints there are, a step is integrated compiled (free_motion.integrate_joints)
+        self._vq, self._vv, others = vector_coordinates(model)
+        self._compiled_motion = others == len(self._free)
+        #: what the local step's compiled call integrates with, or None (pinocchio's integration)
+        self.motion_indices = (self._qpos, self._vpos, self._vq, self._vv) if self._compiled_motion else None
         #: free bodies only: M is constant (each body's velocity in its own axes), factored once (mass.py)
         self.constant_mass = self._only_free
         self._M: np.ndarray | None = None  # M, when constant
@@ -186,9 +199,14 @@ class SceneSystem:
         """``q (+) dq``: pinocchio's integration, but a free body's origin moves along its own
         velocity and its orientation turns about its angular velocity separately
         (``p + R dp``, ``R exp(dw)``; exact for a ball rolling on a plane and for free flight, where
-        the screw motion of ``exp6`` moves the centre on an arc about the contact point)."""
-        out = q.copy() if self._only_free else np.array(pin.integrate(self.scene.model, q, dq))
-        integrate_free(q, np.asarray(dq, dtype=float), self._qpos, self._vpos, out)
+        the screw motion of ``exp6`` moves the centre on an arc about the contact point).  Compiled
+        when the other joints are revolute or prismatic (``q + dq``, pinocchio's integration of them:
+        :func:`~contactcp.simulate.stepping.free_motion.integrate_joints`)."""
+        q, dq = _f64(q), _f64(dq)
+        if self._compiled_motion:
+            return integrate_joints(q, dq, self._qpos, self._vpos, self._vq, self._vv)
+        out = np.array(pin.integrate(self.scene.model, q, dq))
+        integrate_free(q, dq, self._qpos, self._vpos, out)
         return out
 
     def mass_hint(self, M: np.ndarray) -> str:
@@ -201,8 +219,7 @@ class SceneSystem:
         """``v`` (a velocity in the tangent space at ``q``) in the tangent space at ``q (+) dq``: a free
         body's velocity and a ball joint's angular velocity are in the body's own axes, which the step
         turned (without this a rolling ball's velocity turns with it)."""
-        out = np.array(v, dtype=float)
-        transport_free(np.asarray(dq, dtype=float), out.copy(), self._vpos, out)
+        out = transported(_f64(dq), _f64(v), self._vpos)
         for s in self._spherical:
             out[s] = pin.exp3(dq[s]).T @ out[s]
         return out
