@@ -58,8 +58,27 @@ def cholesky_solve(L, b):
 
 @njit(cache=True, nogil=True)
 def cholesky_solve_columns(L, B):
-    """``A^-1 B`` column by column (:func:`cholesky_solve`'s arithmetic), a new ``(k, m)`` array."""
-    X = np.empty(B.shape)
-    for j in range(B.shape[1]):
-        X[:, j] = cholesky_solve(L, np.ascontiguousarray(B[:, j]))
+    """``A^-1 B`` for every column of ``B`` at once, a new ``(k, m)`` array: each entry by
+    :func:`cholesky_solve`'s operations in its order (the same numbers as column by column), the
+    rows swept once for all the columns."""
+    k, m = B.shape
+    X = np.empty((k, m))
+    for a in range(k):
+        for j in range(m):
+            X[a, j] = B[a, j]
+        for c in range(a):
+            l = L[a, c]
+            for j in range(m):
+                X[a, j] -= l * X[c, j]
+        d = L[a, a]
+        for j in range(m):
+            X[a, j] /= d
+    for a in range(k - 1, -1, -1):
+        for c in range(a + 1, k):
+            l = L[c, a]
+            for j in range(m):
+                X[a, j] -= l * X[c, j]
+        d = L[a, a]
+        for j in range(m):
+            X[a, j] /= d
     return X
