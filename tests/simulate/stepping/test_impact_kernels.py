@@ -47,3 +47,26 @@ def test_impact_time_and_targets_are_the_array_formulas(seed):
     np.testing.assert_array_equal(
         target, np.where(want_hit, np.maximum(0.0, -e * u_imp * rest + 0.5 * a * rest * rest), 0.0)
     )
+
+
+@pytest.mark.parametrize("rank_deficient", [False, True])
+def test_small_lstsq_is_a_least_squares_solution_either_way(rank_deficient):
+    # a hit set's W_hh: H_N^T M^-1 H_N of random contacts; a redundant contact (a column repeated)
+    # makes it singular, where Cholesky's pivot test hands it to the SVD
+    from contactcp.simulate.stepping.impact_kernels import small_lstsq
+
+    rng = np.random.default_rng(11)
+    for n in (1, 3, 8):
+        Hn = rng.normal(size=(12, n))
+        if rank_deficient and n > 1:
+            Hn[:, -1] = Hn[:, 0]
+        A = Hn.T @ Hn
+        A = 0.5 * (A + A.T)
+        b = rng.normal(size=n)
+        x = small_lstsq(A, b)
+        want = np.linalg.lstsq(A, b, rcond=None)[0]
+        # the normal equations' residual of a least-squares solution: A^T (A x - b) = 0
+        scale = np.abs(A).max() ** 2 * max(np.abs(want).max(), 1.0)
+        assert np.abs(A.T @ (A @ x - b)).max() <= 1e-12 * scale
+        if not (rank_deficient and n > 1):  # unique: the same answer as numpy's
+            np.testing.assert_allclose(x, want, rtol=1e-12, atol=0)
