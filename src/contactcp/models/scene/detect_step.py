@@ -1,10 +1,11 @@
-"""A time step's contacts and their Jacobian in two compiled passes (:func:`step_contacts`).
+"""A time step's contacts and their Jacobian in one compiled call (:func:`step_contacts`).
 
 The time stepper asks at every step for the contacts of the scene at its ``(q, v)``, within a margin
 that grows with the scene's speed, and for their Jacobian ``H``.  :func:`step_contacts` answers
 as :func:`~contactcp.models.scene.detect.contact_set` and
 :func:`~contactcp.models.scene.dynamics.contact_jacobian` do, with the same arithmetic (the same
-answers, to the bit), in two compiled calls in place of seven and the Python between them:
+answers, to the bit), in one compiled call (:func:`step_pass`) in place of seven and the Python
+between them.  Its two passes:
 
 1. :func:`near_pass`: the joints' placements (a free body's from ``q``
    (:func:`~contactcp.models.scene.detect_kernels.free_placements`), a robot link's from
@@ -19,7 +20,10 @@ answers, to the bit), in two compiled calls in place of seven and the Python bet
    :func:`~contactcp.models.scene.robot_links.link_columns`).
 
 A pair left to coal takes the detection's own path from the first pass's answers
-(:func:`~contactcp.models.scene.detect.coal_rows`, then ``contact_jacobian``).
+(:func:`~contactcp.models.scene.detect.coal_rows`, then ``contact_jacobian``).  What the call
+fills and the step reads at once (placements, the first pass's answers) is kept on the scene and
+filled again at the next step; a numba call's price is mostly its returned arrays, about 0.4 us
+each.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 import pinocchio as pin
 from numba import njit
 
+from contactcp.models.scene.box_pairs import MAX_POINTS
 from contactcp.models.scene.detect import (
     _geometries,
     _pair_data,
@@ -44,7 +49,7 @@ from contactcp.models.scene.free_bodies import free_columns
 from contactcp.models.scene.robot_links import link_columns, speed_bound
 from contactcp.models.scene.scene import Scene
 
-__all__ = ["step_contacts", "near_pass", "row_pass"]
+__all__ = ["step_contacts", "step_pass", "near_pass", "row_pass"]
 
 
 def step_contacts(scene: Scene, v: np.ndarray, h: float, margin: float, speed: tuple) -> tuple:
@@ -64,41 +69,86 @@ def step_contacts(scene: Scene, v: np.ndarray, h: float, margin: float, speed: t
     first, second = pd["array"]
     free_q, joint_R, joint_p, read = geometry_joints(scene)
     parent, local_R, local_p = geometry_frames(scene)
-    read_at, homogeneous = _read_buffers(scene, read)
+    read_at, homogeneous, placed, near = _buffers(scene, read, parent.size, len(pairs))
     if read:
         pin.computeJointJacobians(model, data, scene.q)
         oMi = data.oMi
         for j in read:
             homogeneous[j] = oMi[j].homogeneous
-    G, nj = parent.size, model.njoints
-    R, O, GR, GT = np.empty((nj, 3, 3)), np.empty((nj, 3)), np.empty((G, 3, 3)), np.empty((G, 3))
     J, support = data.J, scene_support_rows(scene)
-    m, *found = near_pass(
+    asked, k, m, pair, rows, frames, gaps, mu, H = step_pass(
         scene.q, v, h, margin, free_q, joint_R, joint_p, read_at, homogeneous, parent, local_R, local_p, *speed, J,
-        support, kinds, half_side, plane_n, plane_d, centre, half, first, second, R, O, GR, GT,
+        support, kinds, half_side, plane_n, plane_d, centre, half, first, second, pd["mu"], _free_rows(scene),
+        _robot_joints(scene), *placed, *near,
     )  # fmt: skip
-    if found[-1]:  # pairs left to coal
-        cs = coal_rows(scene, m, geoms, GR, GT, pd, tuple(found))
+    if asked:  # pairs left to coal: the first pass's answers, for the detection's own path
+        R, O, GR, GT = placed
+        cs = coal_rows(scene, m, geoms, GR, GT, pd, tuple(x[:k] for x in near) + (asked,))
         H = contact_jacobian(scene, cs, joints=(R, O))[0] if len(cs) else np.zeros((model.nv, 0))
         return cs.names, cs.bodies, cs.points, cs.frames, cs.gap, cs.mu, H
-    near, code, normal, gap, count, points, _ = found
-    pair, rows, frames, gaps, mu, H = row_pass(
-        code, normal, gap, count, points, near, first, second, pd["mu"], parent, R, O,
-        _free_rows(scene), _robot_joints(scene), J, support,
-    )  # fmt: skip
     names, bodies = _row_labels(pd, pair) if pair.size else ([], [])
     return names, bodies, rows, frames, gaps, mu, H
 
 
-def _read_buffers(scene: Scene, read: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The joints read from pinocchio as an array and a buffer of their homogeneous placements
-    ``(njoints, 4, 4)``, kept on the scene for the same joints."""
-    cached = getattr(scene, "_step_read", None)
-    if cached is None or cached[0] != (read, scene.model.njoints):
-        at = np.array(read, dtype=np.int64)
-        cached = ((list(read), scene.model.njoints), at, np.zeros((scene.model.njoints, 4, 4)))
-        scene._step_read = cached
-    return cached[1], cached[2]
+def _buffers(scene: Scene, read: list[int], G: int, P: int) -> tuple:
+    """What :func:`step_pass` fills and the step reads within the step (kept on the scene for the
+    same joints, geometries and pairs): the joints read from pinocchio as an array and their
+    homogeneous placements ``(njoints, 4, 4)``; the joints' and geometries' placements ``(R, O,
+    GR, GT)``; room for the first pass's answers on all ``P`` pairs."""
+    nj = scene.model.njoints
+    key = (list(read), nj, G, P)
+    cached = getattr(scene, "_step_buffers", None)
+    if cached is None or cached[0] != key:
+        placed = (np.empty((nj, 3, 3)), np.empty((nj, 3)), np.empty((G, 3, 3)), np.empty((G, 3)))
+        near = (
+            np.empty(P, dtype=np.int64),
+            np.empty(P, dtype=np.int64),
+            np.empty((P, 3)),
+            np.empty(P),
+            np.empty(P, dtype=np.int64),
+            np.empty((P, MAX_POINTS, 3)),
+        )
+        cached = (key, np.array(read, dtype=np.int64), np.zeros((nj, 4, 4)), placed, near)
+        scene._step_buffers = cached
+    return cached[1:]
+
+
+@njit(cache=True, nogil=True)
+def step_pass(
+    q, v, h, margin, free_q, joint_R, joint_p, read, homogeneous, parent, local_R, local_p,
+    free_first, free_arms, link_joints, link_arms, J, support,
+    kinds, half_side, plane_n, plane_d, centre, half, first, second, pair_mu, row0, robot,
+    R, O, GR, GT, near_at, code_at, normal_at, gap_at, count_at, points_at,
+):  # fmt: skip
+    """Both passes in one call (module docstring): fills ``R``, ``O``, ``GR``, ``GT``; returns
+    ``(asked, k, margin, pair, points, frames, gaps, mu, H)``.  When ``asked`` pairs are left to
+    coal, the rows are empty and the first pass's ``k`` answers are in ``near_at`` ...
+    ``points_at`` (:func:`near_pass`'s ``near, code, normal, gap, count, points``)."""
+    m, near, code, normal, gap, count, points, asked = near_pass(
+        q, v, h, margin, free_q, joint_R, joint_p, read, homogeneous, parent, local_R, local_p,
+        free_first, free_arms, link_joints, link_arms, J, support,
+        kinds, half_side, plane_n, plane_d, centre, half, first, second, R, O, GR, GT,
+    )  # fmt: skip
+    k = near.shape[0]
+    if asked:
+        near_at[:k], code_at[:k], normal_at[:k], gap_at[:k], count_at[:k] = near, code, normal, gap, count
+        points_at[:k] = points
+        none = np.zeros(0)
+        return (
+            asked,
+            k,
+            m,
+            near[:0].copy(),
+            np.zeros((0, 3)),
+            np.zeros((0, 3, 3)),
+            none,
+            none,
+            np.zeros((J.shape[1], 0)),
+        )
+    pair, rows, frames, gaps, mu, H = row_pass(
+        code, normal, gap, count, points, near, first, second, pair_mu, parent, R, O, row0, robot, J, support
+    )
+    return asked, k, m, pair, rows, frames, gaps, mu, H
 
 
 @njit(cache=True, nogil=True)
