@@ -313,34 +313,45 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
     else:
         chol, Mk, acc, MinvH = None, _f64(M), _NO_VECTOR, _NO_MATRIX
     motion = getattr(system, "motion_indices", None)
-    q = _f64(q)
-    out = local_advance(
-        Mk, _f64(f), H, acc, MinvH, _f64(v), float(h), _f64(C.gap), _f64(C.e), _f64(C.mu), R0, warm,
-        scheme._local_options, float(scheme.tol), _LOCAL_COUNTS, _f64(C.frames), float(scheme.slip_tol),
-        q, *(motion or _NO_MOTION), motion is not None,
+    L, work, need = _workspace(system, H.shape[0])
+    code, active, r, u1, modes, slide, world, projected, residual, sweeps, moved, q1, v_end = local_advance(
+        Mk, _f64(f), H, acc, MinvH, _f64(v), float(h), C.gap, C.e, C.mu, R0, warm,
+        scheme._local_options, float(scheme.tol), _LOCAL_COUNTS, C.frames, float(scheme.slip_tol),
+        _f64(q), *(motion or _NO_MOTION), motion is not None, L, work, need,
     )  # fmt: skip
-    code, L, acc, active, r, v1, u1, step, dq, projected, need, residual, sweeps, modes, slide, world = out[:16]
     if code == NOT_POSITIVE:  # the same factorisation in mass_factor: it raises the error naming M
         chol = mass_factor(system, M, t)
         return None, chol, chol.solve(f)
     chol = chol if chol is not None else DenseCholesky(L)
+    acc, v1, step, dq = work  # views, read within this step only
     if code != DONE:
         return None, chol, acc
     method, modes = ("nsgs" if active.any() else "free"), (modes, slide, world)
     record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory, modes)
-    if out[16]:  # moved in the call: the projection needed no gap LCP
+    if moved:  # moved in the call: the projection needed no gap LCP
         record.projected = bool(projected)
-        return (out[17], out[18], record), chol, acc
+        return (q1, v_end, record), chol, acc
     q1 = system.integrate(q, step)
     if not projected:
         return (q1, system.transport(step, v1), record), chol, acc
-    dq = _lcp_correction(M, chol, C.H[:, ::3], need, dq, scheme, record)
+    dq = _lcp_correction(M, chol, C.H[:, ::3], need[:n], dq, scheme, record)
     return (system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record), chol, acc
+
+
+def _workspace(system: Any, nv: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`~contactcp.simulate.stepping.local_kernels.local_advance` writes for the step to
+    read within it (``L``, the rows ``acc, v1, step, dq``, ``need``), kept on the system."""
+    work = getattr(system, "_local_work", None)
+    if work is None or work[1].shape[1] != nv:
+        work = (np.empty((nv, nv)), np.empty((4, nv)), np.empty(LOCAL_UP_TO // 3))
+        system._local_work = work
+    return work
 
 
 _NO_MATRIX, _NO_VECTOR = np.zeros((0, 0)), np.zeros(0)
 #: local_advance's motion indices when the system integrates otherwise
 _NO_MOTION = (np.zeros(0, dtype=np.int64),) * 4
+
 
 #: ``local_step``'s counts: the local form's most unknowns, the warm NSGS's sweeps, its local
 #: iterations and Anderson pairs (those of impulses.solve_impulses's warm start)
