@@ -161,3 +161,20 @@ def add_free_bias(M, v, vpos, f):
         c[2] = w0 * v1 - w1 * v0
         for i in range(M.shape[0]):
             f[i] += M[i, k] * c[0] + M[i, k + 1] * c[1] + M[i, k + 2] * c[2]
+
+
+@njit(cache=True, nogil=True)
+def step_forces(M, g, nle, v, vpos):
+    """``f = g - nle`` plus the free bodies' bias (:func:`add_free_bias`), a new array."""
+    f = g - nle
+    add_free_bias(M, v, vpos, f)
+    return f
+
+
+@njit(cache=True, nogil=True)
+def step_dynamics(M_upper, g, nle, v, vpos):
+    """``(M, f)``: ``M`` from pinocchio's upper triangle (:func:`fill_lower`, a new array), ``f`` by
+    :func:`step_forces`."""
+    M = M_upper.copy()
+    fill_lower(M)
+    return M, step_forces(M, g, nle, v, vpos)

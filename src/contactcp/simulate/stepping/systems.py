@@ -34,10 +34,10 @@ from contactcp.models.scene.detect_kernels import free_placements
 from contactcp.models.scene.detect_step import step_contacts
 from contactcp.models.scene.scene import WORLD, Scene, restitution_coefficient
 from contactcp.simulate.stepping.free_motion import (
-    add_free_bias,
-    fill_lower,
     integrate_free,
     integrate_joints,
+    step_dynamics,
+    step_forces,
     transported,
     vector_coordinates,
 )
@@ -162,19 +162,18 @@ class SceneSystem:
                     raise InvalidProblemError("efforts", "a free body takes no joint effort (set a wrench instead)")
             scene.tau = tau
         model, data = scene.model, scene._data
-        f = scene.generalized_forces() - np.asarray(pin.nonLinearEffects(model, data, q, v))
+        g, nle, v = scene.generalized_forces(), pin.nonLinearEffects(model, data, q, v), _f64(v)
+        # f = g - nle (+ M (w x v) for the free bodies: a free body's velocity is taken in the axes it
+        # has at q_k for the whole step (carried to q_{k+1} by :meth:`transport`): its origin's
+        # acceleration there is the classical one, so the rate of the turning axes, w x v, leaves
+        # pinocchio's bias), compiled (free_motion.step_dynamics, step_forces)
         M = self._M
-        if M is None:
-            M = np.array(pin.crba(model, data, q))
-            fill_lower(M)
-            if self.constant_mass:  # free bodies only: M is the same at every q (kept, read-only)
-                M.setflags(write=False)
-                self._M = M
-        if self._free:
-            # a free body's velocity is taken in the axes it has at q_k for the whole step (carried to
-            # q_{k+1} by :meth:`transport`): its origin's acceleration there is the classical one,
-            # so the rate of the turning axes, w x v, leaves pinocchio's bias: f += M (w x v)
-            add_free_bias(M, np.asarray(v, dtype=float), self._vpos, f)
+        if M is not None:
+            return M, step_forces(M, g, nle, v, self._vpos)
+        M, f = step_dynamics(pin.crba(model, data, q), g, nle, v, self._vpos)
+        if self.constant_mass:  # free bodies only: M is the same at every q (kept, read-only)
+            M.setflags(write=False)
+            self._M = M
         return M, f
 
     def contacts(self, q: np.ndarray, v: np.ndarray, h: float) -> StepContacts:
