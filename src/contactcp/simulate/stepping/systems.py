@@ -97,6 +97,7 @@ class SceneSystem:
         if not self.margin >= 0:
             raise InvalidOptionError("margin", f"must be >= 0 (metres), got {margin!r}")
         self.restitution = restitution_coefficient(restitution, "restitution")
+        self._e = np.zeros(0)  # the last contacts' coefficients, when the scene sets one for all
         model = scene.model
         self.nq, self.nv = model.nq, model.nv
         self._efforts = _efforts(efforts, self.nv)
@@ -188,9 +189,14 @@ class SceneSystem:
         """Each contact's coefficient of restitution (the scene's pairs, else its default, else the
         system's)."""
         scene = self.scene
-        if not scene.pair_restitution:
-            e = scene.default_restitution
-            return np.full(len(bodies), self.restitution if e is None else e, dtype=float)
+        if not scene.pair_restitution:  # one value for all (kept, read-only, while it and n stay)
+            e = float(self.restitution if scene.default_restitution is None else scene.default_restitution)
+            kept = self._e
+            if kept.size != len(bodies) or (kept.size and kept[0] != e):
+                kept = np.full(len(bodies), e)
+                kept.setflags(write=False)
+                self._e = kept
+            return kept
         e = {b: scene.restitution(b, self.restitution) for b in set(bodies)}
         return np.array([e[b] for b in bodies], dtype=float)
 
