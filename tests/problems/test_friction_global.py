@@ -232,3 +232,20 @@ def test_a_read_only_mass_matrix_is_converted_once_and_only_reused_when_equal():
     d = ccp.GlobalFrictionContactProblem(writeable, H, np.zeros(6), np.ones(6), 0.3)
     assert d.M is not c.M and np.array_equal(d.M.toarray(), M2)
     assert not d.M.data.flags.writeable
+
+
+def test_the_shared_factors_keep_the_matrices_used_last():
+    # the memo drops the least recently used matrix, not the first one stored: a matrix asked again
+    # stays however many others come after it was first factored (found when the test above ran
+    # after others that had stored the same stack's matrix long before)
+    from contactcp.linalg import blockinv
+
+    blockinv._MEMO.clear()
+    p = piles.box_stack(3, 2, seed=4)
+    first = blockinv.BlockSolver.of(p.M)
+    for k in range(1, blockinv._KEEP + 3):
+        M = p.M.copy()
+        M.data = M.data * (1.0 + k)
+        blockinv.BlockSolver.of(M)
+        assert blockinv.BlockSolver.of(p.M) is first  # asked again each time: kept
+    assert len(blockinv._MEMO) == blockinv._KEEP

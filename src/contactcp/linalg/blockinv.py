@@ -39,7 +39,7 @@ _SINGULAR = 1e-13
 SMALL_BLOCK = 12
 
 
-#: the last factored matrices (:meth:`BlockSolver.of`), at most :data:`_KEEP`
+#: the last factored matrices (:meth:`BlockSolver.of`), at most :data:`_KEEP`, the least recently used first
 _MEMO: dict[bytes, BlockSolver] = {}
 _KEEP = 8
 
@@ -90,12 +90,12 @@ class BlockSolver:
         key = b"".join(
             (np.array(M.shape, dtype=np.int64).tobytes(), M.indptr.tobytes(), M.indices.tobytes(), M.data.tobytes())
         )
-        solver = _MEMO.get(key)
+        solver = _MEMO.pop(key, None)  # the least recently used is dropped: a hit moves to the end
         if solver is None:
             solver = cls(M, field)
             if len(_MEMO) >= _KEEP:
                 _MEMO.pop(next(iter(_MEMO)))
-            _MEMO[key] = solver
+        _MEMO[key] = solver
         return solver
 
     def _batch(self, M: sp.csr_matrix, blocks: list[np.ndarray]):
