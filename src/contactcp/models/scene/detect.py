@@ -390,9 +390,11 @@ def joint_placements(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     that carry geometry: a free body's on the world from its ``q``
     (:func:`~contactcp.models.scene.detect_kernels.free_placements`), the others' (robot links, a
     free body on another body) by pinocchio's ``computeJointJacobians``, after which ``data.oMi``
-    and ``data.J`` are current (the time stepper's speed bound and contact Jacobian read them).
-    Other joints' rows are the identity.  What is read of the model (which joints, their placements
-    on the world) is kept while the scene's geometries and joints stay the same."""
+    and ``data.J`` are current (:func:`~contactcp.models.scene.dynamics.contact_jacobian` reads
+    ``data.J``; the time stepper does all this in one compiled call,
+    :mod:`~contactcp.models.scene.detect_step`).  Other joints' rows are the identity.  What is
+    read of the model (which joints, their placements on the world) is kept while the scene's
+    geometries and joints stay the same."""
     model = scene.model
     free_q, joint_R, joint_p, read = geometry_joints(scene)
     R, O = np.empty((model.njoints, 3, 3)), np.empty((model.njoints, 3))
