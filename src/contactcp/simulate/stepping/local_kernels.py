@@ -1,5 +1,5 @@
 """A small three-dimensional step's impulse problem and position correction in one compiled call
-(:func:`~contactcp.simulate.stepping.local_step.advance_local`).
+(for :func:`~contactcp.simulate.stepping.moreau_jean.advance`'s ``_advance_local``).
 
 The arithmetic of :func:`~contactcp.simulate.stepping.moreau_jean.advance` for a step posed in
 local form (:func:`~contactcp.simulate.stepping.impulses.solve_impulses`), given ``M^-1 H`` for
@@ -18,6 +18,9 @@ It answers :data:`DONE` only when the measure certifies the point (``<= tol``); 
 Newton and the chain): no start from the last step, data outside the range the measure is
 evaluated in unscaled, more than :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO`
 unknowns, NSGS not certified, or more than 16 hit contacts.
+
+:func:`local_advance` wraps :func:`local_step` with what the stepper does around it in the same
+call: a robot's mass matrix factored, the contacts' modes, and the motion to ``q_{k+1}``.
 """
 
 from __future__ import annotations
