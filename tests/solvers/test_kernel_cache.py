@@ -52,3 +52,27 @@ def test_a_read_only_tree_is_left_alone(tmp_path, monkeypatch):
     monkeypatch.setattr("pathlib.Path.unlink", refuse)
     assert refresh_cache(pkg) == 0  # numba caches elsewhere then, by its own checks
     assert all(f.exists() for f in files)
+
+
+def test_warmups_global_problems_take_the_paths_a_large_pile_takes(monkeypatch):
+    # contactcp warmup left woodbury_step (the dense reduced matrix) and the projection's strided
+    # Jacobian to a 50-box pile's first run; its two global problems must keep taking those paths
+    import importlib
+
+    import contactcp as ccp
+    from contactcp import _jit
+
+    NG = importlib.import_module("contactcp.solvers.cone.newton_global")
+    dense = []
+    step = NG.woodbury_step
+
+    def counting(*args):
+        dense.append(1)
+        return step(*args)
+
+    monkeypatch.setattr(NG, "woodbury_step", counting)
+    assert ccp.solve(_jit._coupled_global(), "newton-global").success
+    assert dense  # the dense path, not the band one
+    projection = _jit._projection_global()
+    assert projection.dim == 2 and projection.n_c == 2
+    assert ccp.solve(projection, "newton-global").success
