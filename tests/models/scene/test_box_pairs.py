@@ -82,15 +82,55 @@ def test_a_penetration_is_the_least_translation_that_separates():
     assert len(points) == 4
 
 
-def test_a_corner_passing_a_corner_is_left_to_coal():
-    # apart along the diagonal: no face or edge axis gives the distance, which is the corners' distance
+def test_a_corner_passing_a_corner_is_the_corners_distance():
+    # apart along the diagonal: no face or edge axis gives the distance, the corners' distance does
     d = 3e-4
     c_a = np.full(3, 1.0 + d / math.sqrt(3))
-    assert _one(c_a, np.eye(3), [0.5] * 3, [0, 0, 0], np.eye(3), [0.5] * 3)[0] == bp.ASK_COAL
+    code, normal, g, points = _one(c_a, np.eye(3), [0.5] * 3, [0, 0, 0], np.eye(3), [0.5] * 3)
+    assert code == bp.FOUND and g == pytest.approx(d, rel=1e-12)
+    np.testing.assert_allclose(normal, np.full(3, 1 / math.sqrt(3)), rtol=1e-12)
+    np.testing.assert_allclose(points, [np.full(3, 0.5 + d / (2 * math.sqrt(3)))], rtol=1e-12)  # half-way
     s = _pair([1, 1, 1], {"p": c_a.tolist()}, [1, 1, 1], {"p": [0, 0, 0]})
-    (c,) = detect(s)
+    (c,) = _coal_only(s)  # coal's answer, to its GJK tolerance
     assert c.gap == pytest.approx(d, abs=1e-9)
-    np.testing.assert_allclose(c.normal, np.full(3, 1 / math.sqrt(3)), atol=1e-6)
+    np.testing.assert_allclose(c.normal, normal, atol=1e-6)
+    # the same corners beyond the margin (1 mm; the axes' lower bound, 1.15 mm, is within it): none
+    far = np.full(3, 1.0 + 2e-3 / math.sqrt(3))
+    assert _one(far, np.eye(3), [0.5] * 3, [0, 0, 0], np.eye(3), [0.5] * 3)[0] == bp.NONE
+
+
+def test_closest_points_of_boxes_apart_agree_with_coal():
+    """box_distance against coal's distance with GJK at 1e-12: random sizes, turns and directions,
+    apart by 0.1 mm to 0.3 m; and two cubes apart along the diagonal of x and y, their vertical edges
+    facing (a segment of closest pairs: the distance, exactly)."""
+    import coal
+
+    from contactcp.models.scene.box_distance import closest_points
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(300):
+        ea, eb = rng.uniform(0.05, 0.5, 3), rng.uniform(0.05, 0.5, 3)
+        Ra, Rb = pin.rpy.rpyToMatrix(*rng.uniform(-3, 3, 3)), pin.rpy.rpyToMatrix(*rng.uniform(-3, 3, 3))
+        ca = rng.normal(size=3) * rng.uniform(0.3, 2.0)
+        req, res = coal.DistanceRequest(), coal.DistanceResult()
+        req.gjk_tolerance = 1e-12
+        pa_, pb_ = coal.Transform3s(Ra, ca), coal.Transform3s(Rb, np.zeros(3))
+        want = coal.distance(coal.Box(*(2 * ea)), pa_, coal.Box(*(2 * eb)), pb_, req, res)
+        if want < 1e-4:
+            continue
+        dist, pa, pb = closest_points(ca, Ra, ea, np.zeros(3), Rb, eb)
+        assert dist == pytest.approx(want, abs=1e-9)
+        assert np.linalg.norm(pa - pb) == pytest.approx(dist, rel=1e-12)
+        for p, c, R, e in ((pa, ca, Ra, ea), (pb, np.zeros(3), Rb, eb)):  # each point on its box
+            local = R.T @ (p - c)
+            assert np.all(np.abs(local) <= e + 1e-12) and np.max(np.abs(local) - e) > -1e-12
+        checked += 1
+    assert checked > 150
+    half, I3 = np.full(3, 0.5), np.eye(3)
+    dist, pa, pb = closest_points(np.array([1.003, 1.004, 0.2]), I3, half, np.zeros(3), I3, half)
+    assert dist == pytest.approx(5e-3, rel=1e-12)
+    np.testing.assert_allclose((pa - pb)[:2], [3e-3, 4e-3], rtol=1e-12)
 
 
 def test_beyond_the_margin_and_small_boxes():

@@ -18,9 +18,12 @@ query), and without a Python call per pair:
   distance is then within ``delta`` of the gap (between ``gap`` and ``sqrt(gap^2 + (2 delta)^2)``;
   ``scale`` is 1 m plus the boxes' sizes and centres' distance, ``delta`` about 1e-9 m, coal's GJK
   tolerance in :mod:`~contactcp.models.scene.coal_pairs`: two boxes resting on one another, turned
-  by 1e-10 rad and shifted by 1e-11 m, stay here); a pair where it fails (a corner passing a
-  corner) is left to coal.  A gap at or above the margin ends the test: the distance is at least
-  the gap.
+  by 1e-10 rad and shifted by 1e-11 m, stay here).  Where it fails (a corner passing a corner or an
+  edge) the distance is that of the closest points, found by feature pairs
+  (:mod:`~contactcp.models.scene.box_distance`), and the normal is their direction; only boxes
+  within ``delta`` of touching there are left to coal.  A gap at or above the margin ends the test:
+  the distance is at least the gap.  (In a 25-box pile falling, 64 % of the steps had such a pair
+  within the margin, and coal's Python path took 0.5 ms of each.)
   Face axes win ties (an edge axis must separate by more than :data:`TIE` relative), so two boxes
   face to face get the face's normal, exact.  The normal points from the second shape to the first.
 * **Patch** (coal's :func:`computeContactPatch`, with its default tolerance): each shape's support
@@ -31,8 +34,8 @@ query), and without a Python call per pair:
   up to eight, an edge on a face two, an edge across an edge one.
 
 Answers are codes per pair: :data:`NONE` (farther than the margin), :data:`FOUND`, or
-:data:`ASK_COAL` (the distance is not the axis' value, or a shape is smaller than the patch
-tolerance, or the patch is empty).
+:data:`ASK_COAL` (boxes apart within rounding of touching where the closest points decide, or a
+shape smaller than the patch tolerance, or an empty patch).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
+from contactcp.models.scene.box_distance import closest_points
 from contactcp.models.scene.sphere_pairs import sphere_halfspace, sphere_sphere
 
 __all__ = ["NONE", "FOUND", "ASK_COAL", "BOX", "HALFSPACE", "SPHERE", "MAX_POINTS", "pair_contacts"]
@@ -308,8 +312,13 @@ def _box_box(ca, Ra, ea, cb, Rb, eb, margin, normal, points):
     if s > 0.0:  # apart: the distance is s only where the supporting features overlap
         ka, la = _support(ca, Ra, ea, -n, eps, A)
         kb, lb = _support(cb, Rb, eb, n, eps, B)
-        if _patch(n, A, ka, B, kb, 0.0, eps, points) == 0:
-            return ASK_COAL, 0.0, 0
+        if _patch(n, A, ka, B, kb, 0.0, eps, points) == 0:  # else the closest points' direction
+            dist, pa, pb = closest_points(ca, Ra, ea, cb, Rb, eb)
+            if not dist < margin:
+                return NONE, dist, 0
+            if not dist > eps:  # touching corners: no direction to rounding
+                return ASK_COAL, 0.0, 0
+            n = (pa - pb) / dist
     ka, la = _support(ca, Ra, ea, -n, PATCH_TOLERANCE, A)
     kb, lb = _support(cb, Rb, eb, n, PATCH_TOLERANCE, B)
     m = _patch(n, A, ka, B, kb, 0.5 * (lb - la), eps, points)
