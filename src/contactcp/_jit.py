@@ -161,16 +161,17 @@ def _coupled_global() -> Any:
 
 def _projection_global() -> Any:
     """The time stepper's position projection in global form, as it builds it for more than 20
-    contacts: the normal columns of a contact Jacobian (every third, a strided view) spread to
-    every other column, on a constant (read-only) mass matrix."""
+    contacts: the normal columns of a contact Jacobian (every third, selected from the whole
+    Jacobian) spread to every other column, on a constant (read-only) mass matrix."""
     import numpy as np
 
     from contactcp.problems.friction_global import GlobalFrictionContactProblem
 
     M = np.eye(6)
     M.setflags(write=False)
-    Hn = np.eye(6)[:, [0, 1, 2, 5, 4, 3]][:, ::3]
-    return GlobalFrictionContactProblem._derived(M, Hn, np.zeros(6), np.array([-1.0, 0.0, 0.5, 0.0]), np.zeros(2), 2, 2)
+    H, normals = np.ascontiguousarray(np.eye(6)[:, [0, 1, 2, 5, 4, 3]]), np.arange(0, 6, 3)
+    w = np.array([-1.0, 0.0, 0.5, 0.0])
+    return GlobalFrictionContactProblem._derived(M, H, np.zeros(6), w, np.zeros(2), 2, 2, cols=normals)
 
 
 def warmup(progress: bool = False) -> dict[str, Any]:

@@ -58,6 +58,28 @@ def test_derived_names_a_non_finite_operator():
 
 def test_columns_to_csr_counts_rows_and_columns():
     _, H, *_ = _data(1)
-    indptr, indices, data, finite, row_most, column_most = columns_to_csr(H, 1)
+    indptr, indices, data, finite, row_most, column_most, _ = columns_to_csr(H, np.arange(H.shape[1]), 1, np.zeros(0))
     assert finite and row_most == (H != 0).sum(axis=1).max() and column_most == (H != 0).sum(axis=0).max()
     assert indptr[-1] == np.count_nonzero(H) and np.all(np.diff(indices[indptr[0] : indptr[1]]) > 0)
+
+
+@pytest.mark.parametrize("spread", [1, 2])
+def test_selected_columns_and_the_shift_are_those_of_the_copy(spread):
+    """The stepper's form: columns selected from the whole (row-major) Jacobian without a copy, and
+    ``w + H[:, cols]^T v``, each entry summed over the rows in order (exactly the dense sum here:
+    small integers)."""
+    M, H, f, w, mu = _data(2)
+    H = np.ascontiguousarray(np.round(4 * H))
+    cols = np.array([1, 4, 5, 8, 2, 7])
+    v = np.arange(H.shape[0], dtype=float) - 3.0
+    dim = 3 if spread == 1 else 2
+    w_sel = w[: spread * cols.size] if spread == 1 else np.zeros(2 * cols.size)
+    mu_sel = mu[:2] if spread == 1 else np.zeros(cols.size)
+    got = GlobalFrictionContactProblem._derived(M, H, f, w_sel, mu_sel, dim, spread=spread, cols=cols, shift=v)
+    wide = np.zeros((H.shape[0], spread * cols.size))
+    wide[:, ::spread] = H[:, cols]
+    shifted = w_sel.copy()
+    shifted[::spread] += H[:, cols].T @ v
+    want = GlobalFrictionContactProblem(M, wide, f, shifted, mu_sel, dim)
+    assert np.array_equal(got.H.toarray(), want.H.toarray()) and np.array_equal(got.w, want.w)
+    assert want._terms == got._terms

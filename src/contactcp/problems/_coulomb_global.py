@@ -52,43 +52,48 @@ def dense_to_csr(A):
 
 
 @njit(cache=True, nogil=True)
-def columns_to_csr(A, spread):
-    """``(indptr, indices, data, finite, row_most, column_most)``: the CSR form of the
-    ``n x spread m`` matrix whose column ``spread j`` is column ``j`` of the ``n x m`` matrix ``A``
-    and whose other columns are zero (``spread`` 1: ``A`` itself; the time stepper's position
-    projection puts each contact's normal column before a zero tangential one), whether ``A`` is
-    finite, and the most entries in a row and in a column.  ``A`` is read column by column (a
-    contact Jacobian is stored by columns, where :func:`dense_to_csr` reads a row across them):
-    once to count each row's entries, once to place them."""
-    n, m = A.shape
+def columns_to_csr(A, cols, spread, v):
+    """``(indptr, indices, data, finite, row_most, column_most, Atv)``: the CSR form of the
+    ``n x spread m`` matrix whose column ``spread j`` is column ``cols[j]`` of the dense ``A`` and
+    whose other columns are zero (``spread`` 1: ``A[:, cols]``; the time stepper's position
+    projection puts each contact's normal column before a zero tangential one), whether those
+    columns are finite, the most entries in a row and in a column, and ``A[:, cols]^T v`` (zeros
+    when ``v`` is empty; each entry summed over the rows in order).  ``A`` is read row by row, as
+    it is stored (the stepper's contact Jacobian, ``nv x 3 n_c``), once; the selected columns are
+    not copied (on a 25-box pile's step, 150 x 417, the copy ``A[:, cols]`` and its scan by
+    columns took 75 us, this 41)."""
+    n = A.shape[0]
+    m = cols.shape[0]
     count = np.zeros(n + 1, dtype=np.int64)
+    per_column = np.zeros(m, dtype=np.int64)
+    Atv = np.zeros(m)
+    product = v.shape[0] == n
     finite = True
-    column_most = 0
-    for j in range(m):
-        here = 0
-        for i in range(n):
-            a = A[i, j]
-            if a != 0.0:
-                here += 1
-                count[i + 1] += 1
-                if not np.isfinite(a):
-                    finite = False
-        column_most = max(column_most, here)
+    # one pass, rows in order and each row's columns in order: the CSR arrays directly, into room for
+    # every entry (only the nonzeros' pages are touched), cut to size at the end
+    room_i = np.empty(n * m, dtype=np.int64)
+    room_x = np.empty(n * m)
+    k = 0
     row_most = 0
     for i in range(n):
-        row_most = max(row_most, count[i + 1])
-        count[i + 1] += count[i]
-    indices = np.empty(count[n], dtype=np.int64)
-    data = np.empty(count[n])
-    nxt = count[:-1].copy()
-    for j in range(m):  # columns in order: each row's indices increase
-        for i in range(n):
-            a = A[i, j]
+        vi = v[i] if product else 0.0
+        for j in range(m):
+            a = A[i, cols[j]]
             if a != 0.0:
-                k = nxt[i]
-                indices[k], data[k] = spread * j, a
-                nxt[i] = k + 1
-    return count, indices, data, finite, row_most, column_most
+                room_i[k], room_x[k] = spread * j, a
+                k += 1
+                per_column[j] += 1
+                if not np.isfinite(a):
+                    finite = False
+                if product:
+                    Atv[j] += a * vi
+        count[i + 1] = k
+        row_most = max(row_most, k - count[i])
+    column_most = 0
+    for j in range(m):
+        column_most = max(column_most, per_column[j])
+    indices, data = room_i[:k].copy(), room_x[:k].copy()
+    return count, indices, data, finite, row_most, column_most, Atv
 
 
 @njit(cache=True, nogil=True)

@@ -86,6 +86,8 @@ def _row_most(M: sp.csr_matrix) -> int:
 
 
 _LAST_ROW_MOST: tuple = (None, 0)
+#: no shift (:meth:`GlobalFrictionContactProblem._derived`)
+_NO_SHIFT = np.zeros(0)
 
 #: (a copy of the last read-only dense array :func:`_sparse` converted, its CSR form)
 _LAST_DENSE: tuple = (None, None)
@@ -120,19 +122,31 @@ class GlobalFrictionContactProblem(Problem):
         self._set(M, H, vector(f, "f", n), vector(w, "w", m), mu_arr, dim)
 
     @classmethod
-    def _derived(cls, M: Any, H: np.ndarray, f: np.ndarray, w: np.ndarray, mu: np.ndarray, dim: int, spread: int = 1):
+    def _derived(
+        cls, M: Any, H: np.ndarray, f: np.ndarray, w: np.ndarray, mu: np.ndarray, dim: int, spread: int = 1,
+        cols: np.ndarray | None = None, shift: np.ndarray | None = None,
+    ):  # fmt: skip
         """The problem of data the caller computed and checked (the time stepper's: its mass matrix,
-        a dense contact operator ``H`` stored by columns, finite vectors ``f`` and ``w`` of the right
-        lengths, its contacts' checked ``mu``), with ``H``'s column ``j`` as column ``spread j`` and
-        zero columns between (:func:`~contactcp.problems._coulomb_global.columns_to_csr`): only
-        ``H``'s finiteness is checked, else the constructor runs (and names the field).  A 25-box
-        pile's step problem (150 velocities, 417 columns; ``timeit``) took 150 us to build by the
-        checked constructor, 100 this way."""
-        n, m = H.shape
-        Hp, Hi, Hx, finite, row_most, column_most = columns_to_csr(H, spread)
+        a dense contact operator ``H``, finite vectors ``f`` and ``w`` of the right lengths, its
+        contacts' checked ``mu``), with column ``cols[j]`` of ``H`` (all columns when None) as column
+        ``spread j`` and zero columns between, and ``H[:, cols]^T shift`` added to ``w``'s rows
+        ``spread j`` when ``shift`` is given (the stepper's ``q = H^T v_free + w``)
+        (:func:`~contactcp.problems._coulomb_global.columns_to_csr`): only ``H``'s finiteness is
+        checked, else the constructor runs (and names the field).  A 25-box pile's step problem
+        (150 velocities, 417 columns; ``timeit``) took 150 us to build by the checked constructor,
+        100 this way."""
+        n = H.shape[0]
+        cols = np.arange(H.shape[1]) if cols is None else cols
+        m = cols.shape[0]
+        Hp, Hi, Hx, finite, row_most, column_most, Htv = columns_to_csr(
+            H, cols, spread, _NO_SHIFT if shift is None else shift
+        )
+        if shift is not None:
+            w = w.copy()
+            w[::spread] += Htv
         if not finite:
             spread_H = np.zeros((n, spread * m))
-            spread_H[:, ::spread] = H
+            spread_H[:, ::spread] = H[:, cols]
             return cls(M, spread_H, f, w, mu, dim)
         index = np.int32 if max(Hx.size, spread * m) < 2**31 else np.int64
         Hs = sp.csr_matrix((Hx, Hi.astype(index), Hp.astype(index)), shape=(n, spread * m))

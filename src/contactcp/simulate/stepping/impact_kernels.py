@@ -116,18 +116,17 @@ def step_start(H, v, acc, gap, e, h, d, gamma, activation_gap, impact_timing):
     with ``impact_timing`` :func:`normal_targets`."""
     nv, m = H.shape
     n = m // d
-    uk = np.zeros((n, d))
+    # by rows of H (stored by rows): each column's sum in the order of i all the same, as a loop by
+    # columns would take it, a third of its time on a pile's H (150 x 450)
+    u = np.zeros(m)
     a = np.zeros(n)
-    for c in range(m):
-        s = 0.0
-        for i in range(nv):
-            s += H[i, c] * v[i]
-        uk[c // d, c % d] = s
-        if c % d == 0:
-            s = 0.0
-            for i in range(nv):
-                s += H[i, c] * acc[i]
-            a[c // d] = s
+    for i in range(nv):
+        vi, ai = v[i], acc[i]
+        for c in range(m):
+            u[c] += H[i, c] * vi
+        for j in range(n):
+            a[j] += H[i, j * d] * ai
+    uk = u.reshape(n, d)
     u0 = uk[:, 0].copy()
     tau, u_imp = impact_times(gap, u0, a, h)
     active = np.empty(n, dtype=np.bool_)

@@ -48,7 +48,8 @@ WARM_SWEEPS = 50
 def solve_impulses(
     M: np.ndarray,
     chol: Any,
-    Ha: np.ndarray,
+    H: np.ndarray,
+    cols: np.ndarray,
     v_free: np.ndarray,
     w: np.ndarray,
     mu: np.ndarray,
@@ -57,7 +58,8 @@ def solve_impulses(
     r0: Any,
     thorough: bool = True,
 ) -> tuple[Result, np.ndarray | None, np.ndarray | None]:
-    """The step's impulse problem, certified: ``(result, v_{k+1}, r)`` (None when no point).
+    """The step's impulse problem on the columns ``cols`` of the contact Jacobian ``H`` (the active
+    contacts' ``H_a``), certified: ``(result, v_{k+1}, r)`` (None when no point).
 
     Up to :data:`LOCAL_UP_TO` unknowns, and for frictionless contacts, the local form (an LCP, or
     :class:`~contactcp.problems.FrictionContactProblem` by NSGS then Newton, both warm-started from
@@ -68,15 +70,15 @@ def solve_impulses(
     (:data:`RETRY_EPS`), else (when ``thorough``: a step that can no longer be halved) the default
     chain.  The closer point when nothing is certified."""
     if d == 3 and scheme.friction == "pyramid":
-        return solve_pyramid(chol, Ha, v_free, w, mu, scheme)
+        return solve_pyramid(chol, H[:, cols], v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
-    if d == 1 or (Ha.shape[1] <= LOCAL_UP_TO and not global_only):
-        return _solve_local(chol, Ha, v_free, w, mu, d, scheme, r0)
+    if d == 1 or (cols.size <= LOCAL_UP_TO and not global_only):
+        return _solve_local(chol, H[:, cols], v_free, w, mu, d, scheme, r0)
     # the velocity change dv = v_{k+1} - v_free: M dv = H r, u = H^T dv + (H^T v_free + w); the
     # constant H^T v_free + w is the local form's q, taken as given as there (posed with v itself,
     # q = w + H^T M^-1 (M v_free) would be formed again, and a q that cancels to rounding, two
     # bodies falling together, could not be certified relative to itself)
-    problem = GlobalFrictionContactProblem._derived(M, Ha, np.zeros(M.shape[0]), Ha.T @ v_free + w, mu, d)
+    problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(M.shape[0]), w, mu, d, cols=cols, shift=v_free)
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:

@@ -263,7 +263,6 @@ def advance(
     v1 = v_free
     if active.any():
         cols = np.flatnonzero(np.repeat(active, d))
-        Ha = C.H[:, cols]
         w = np.zeros(cols.size)
         w[::d] = -u_star[active]
         keys = [k for k, on in zip(C.keys, active) if on]
@@ -271,7 +270,7 @@ def advance(
         r0 = None
         if any(x is not None for x in warm) and d == 3:
             r0 = np.concatenate([x if x is not None else np.zeros(d) for x in warm])
-        res, v_end, r_act = solve_impulses(M, chol, Ha, v_free, w, C.mu[active], d, scheme, r0, thorough)
+        res, v_end, r_act = solve_impulses(M, chol, _f64(C.H), cols, v_free, w, C.mu[active], d, scheme, r0, thorough)
         status, iters, method = res.status, int(res.iterations), res.method
         residual = math.inf if res.residual is None else float(res.residual.value)
         if v_end is not None:
@@ -334,7 +333,7 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C):
     q1 = system.integrate(q, step)
     if not projected:
         return (q1, system.transport(step, v1), record), chol, acc
-    dq = _lcp_correction(M, chol, C.H[:, ::3], need[:n], dq, scheme, record)
+    dq = _lcp_correction(M, chol, C.H, 3, need[:n], dq, scheme, record)
     return (system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record), chol, acc
 
 
@@ -399,15 +398,16 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
             lam = small_lstsq(A, b)
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
-    return _lcp_correction(M, chol, Hn, g_pred - target, dq, scheme, record)
+    return _lcp_correction(M, chol, C.H, C.dim, g_pred - target, dq, scheme, record)
 
 
-def _lcp_correction(M, chol, Hn, need, dq, scheme: Scheme, record: StepRecord) -> np.ndarray:
+def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRecord) -> np.ndarray:
     """``dq`` (the hit contacts' correction) and, if some contact's gap still falls short of its
     target by more than ``projection_tol`` (``need < -projection_tol``), the LCP's
-    (:func:`_gap_lcp`); the record notes the projection."""
+    (:func:`_gap_lcp`; ``H`` the contacts' Jacobian, ``d`` columns a contact); the record notes the
+    projection."""
     if (need < -scheme.projection_tol).any():
-        res, dl = _gap_lcp(M, chol, Hn, need, max(scheme.tol, PROJECTION_TOL))
+        res, dl = _gap_lcp(M, chol, _f64(H), d, need, max(scheme.tol, PROJECTION_TOL))
         record.projection_residual = math.inf if res.residual is None else float(res.residual.value)
         if not res.success:
             record.status = res.status if record.status is Status.SOLVED else record.status
@@ -418,21 +418,24 @@ def _lcp_correction(M, chol, Hn, need, dq, scheme: Scheme, record: StepRecord) -
     return dq
 
 
-def _gap_lcp(M, chol, Hn: np.ndarray, need: np.ndarray, tol: float):
-    """``(result, dq)``: ``dq = M^-1 H_N l`` with ``0 <= l _|_ H_N^T dq + need >= 0``.  Up to
+def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
+    """``(result, dq)``: ``dq = M^-1 H_N l`` with ``0 <= l _|_ H_N^T dq + need >= 0`` (``H_N`` every
+    ``d``-th column of ``H``, the normals).  Up to
     :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO` / 3 contacts the LCP in ``W_N``
     (dense); above, the same problem in global form, a frictionless contact problem (``mu = 0``,
     each contact's tangential column zero; ``W_N`` is singular in a pile and the LCP chain spent
     150 ms a step on 50 boxes), by the global Newton, else the LCP."""
-    n = Hn.shape[1]
+    n, nv = need.shape[0], H.shape[0]
     if n > LOCAL_UP_TO // 3:
         w2 = np.zeros(2 * n)
         w2[0::2] = need
         # H_N's columns spread to every other one: each contact's tangential column zero
-        problem = GlobalFrictionContactProblem._derived(M, Hn, np.zeros(Hn.shape[0]), w2, np.zeros(n), 2, spread=2)
+        normals = np.arange(0, d * n, d)
+        problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(nv), w2, np.zeros(n), 2, spread=2, cols=normals)
         res = solve(problem, "newton-global", tol=tol)
         if res.success:
-            return res, res.x[: Hn.shape[0]]
+            return res, res.x[:nv]
+    Hn = H[:, ::d]
     MinvHn = chol.solve(Hn)
     Wn = Hn.T @ MinvHn
     res = solve(LCP(0.5 * (Wn + Wn.T), need), tol=tol)

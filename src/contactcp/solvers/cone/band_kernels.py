@@ -8,7 +8,8 @@ LAPACK's unblocked ones, the order of their operations kept:
   then ``dpbtrs``);
 * :func:`band_lu` / :func:`band_lu_solve`: ``P K = L U`` with partial pivoting of a matrix with
   ``kl`` sub- and super-diagonals stored ``ab[2 kl + i - j, j] = K[i, j]`` in ``3 kl + 1`` rows,
-  the first ``kl`` the room for the pivots' fill (``dgbtf2`` with ``ku = kl``, then ``dgbtrs``).
+  the first ``kl`` the room for the pivots' fill (``dgbtf2`` with ``ku = kl``, then ``dgbtrs``);
+* :func:`rcm_order`: the reverse Cuthill–McKee order that puts the matrix in a narrow band.
 
 The tests check both against dense solves on random band matrices, well and badly conditioned.
 """
@@ -20,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["band_cholesky", "band_cholesky_solve", "band_lu", "band_lu_solve"]
+__all__ = ["band_cholesky", "band_cholesky_solve", "band_lu", "band_lu_solve", "rcm_order"]
 
 
 @njit(cache=True, nogil=True)
@@ -126,3 +127,46 @@ def dense_of(ab: np.ndarray, kl: int, general: bool) -> np.ndarray:
             elif i >= j:
                 K[i, j] = K[j, i] = ab[i - j, j]
     return K
+
+
+@njit(cache=True, nogil=True)
+def rcm_order(indptr, indices):
+    """The reverse Cuthill–McKee order of a symmetric pattern (CSR; Cuthill & McKee 1969, reversed as
+    George 1971): each connected component searched breadth first from a node of least degree, each
+    node's unvisited neighbours taken by increasing degree (ties by index), the whole order
+    reversed.  Returns ``perm`` (``perm[k]``: the node placed ``k``-th).  SciPy's
+    ``reverse_cuthill_mckee`` follows the same rules; this one runs inside the caller's compiled
+    code (its call, with the pattern's conversion to a SciPy matrix, was 28 of the 64 us of a
+    25-box pile's band order)."""
+    n = indptr.shape[0] - 1
+    degree = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        degree[r] = indptr[r + 1] - indptr[r]
+    by_degree = np.argsort(degree, kind="mergesort")
+    seen = np.zeros(n, dtype=np.bool_)
+    order = np.empty(n, dtype=np.int64)
+    k = 0
+    for start in by_degree:
+        if seen[start]:
+            continue
+        seen[start] = True
+        order[k] = start
+        k += 1
+        head = k - 1
+        while head < k:
+            node = order[head]
+            head += 1
+            first = k
+            for p in range(indptr[node], indptr[node + 1]):
+                nb = indices[p]
+                if not seen[nb]:
+                    seen[nb] = True
+                    j = k  # insertion by degree, then index: a node's few neighbours
+                    while j > first and (
+                        degree[order[j - 1]] > degree[nb] or (degree[order[j - 1]] == degree[nb] and order[j - 1] > nb)
+                    ):
+                        order[j] = order[j - 1]
+                        j -= 1
+                    order[j] = nb
+                    k += 1
+    return order[::-1].copy()

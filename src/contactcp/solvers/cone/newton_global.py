@@ -33,7 +33,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems._coulomb_global import transpose_matvec
@@ -49,10 +48,10 @@ from contactcp.solvers.cone.newton_global_loop import (
     newton_band,
 )
 from contactcp.solvers.cone.woodbury_kernels import (
+    band_order,
     csr_columns,
     csr_symmetric,
-    half_bandwidth,
-    reduced_pattern,
+    csr_velocity,
     w_diagonal,
     w_matvec,
     woodbury_back,
@@ -158,18 +157,13 @@ def _setup(problem: GlobalFrictionContactProblem):
 def _band_order(M: sp.csr_matrix, Hp: np.ndarray, Hi: np.ndarray, d: int, flops: float = BAND_FLOPS):
     """``(Mp, Mi, Mx, iperm, kl, general)`` for the band factorisation of ``M + H B H^T`` (see
     :func:`_reduced_step`), or None when its half-bandwidth ``kl`` has ``flops kl^2 >= n_v^2``.  The
-    order is SciPy's reverse Cuthill–McKee on the pattern every ``B`` can fill
-    (:func:`~.woodbury_kernels.reduced_pattern`): in a pile, a chain of bodies touching their
+    order is the reverse Cuthill–McKee order of the pattern every ``B`` can fill
+    (:func:`~.woodbury_kernels.band_order`): in a pile, a chain of bodies touching their
     neighbours, it is a band a few bodies wide.  ``general``: ``M`` is not symmetric (bit for bit),
     so that ``K`` is not either, whatever ``B``: LU only."""
     n = M.shape[0]
     Mp, Mi = M.indptr.astype(np.int64), M.indices.astype(np.int64)
-    indptr, indices = reduced_pattern(Mp, Mi, Hp, Hi, d, n)
-    pattern = sp.csr_matrix((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(n, n))
-    perm = reverse_cuthill_mckee(pattern, symmetric_mode=True)
-    iperm = np.empty(n, dtype=np.int64)
-    iperm[perm] = np.arange(n)
-    kl = int(half_bandwidth(indptr, indices, iperm))
+    iperm, kl = band_order(Mp, Mi, Hp, Hi, d, n)
     if flops * kl * kl >= n * n:
         return None
     Mx = np.ascontiguousarray(M.data, dtype=np.float64)
@@ -250,8 +244,7 @@ def newton_global(
             status, msg = _OUTCOMES[outcome]
             if outcome == ITERATION_LIMIT:
                 msg = msg.format(max_iter)
-            v = problem.velocity(r)
-            return Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+            return Raw(_stacked(problem, inv, r), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     best, since_best, shrinks, ls_fail, it = np.inf, 0, 0, 0, 0
     for it in range(1, max_iter + 1):
@@ -286,5 +279,14 @@ def newton_global(
     else:
         if desaxce_residual(r, u, mu, d) / qscale <= tol:  # the last step landed within tol
             status, msg = Status.SOLVED, "converged"
-    v = problem.velocity(r)
-    return Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+    return Raw(_stacked(problem, inv, r), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+
+
+def _stacked(problem: GlobalFrictionContactProblem, inv, r: np.ndarray) -> np.ndarray:
+    """``x = (v, r)``, ``v = M^{-1} (H r + f)``: one compiled pass when ``M^{-1}`` is sparse
+    (:func:`~.woodbury_kernels.csr_velocity`)."""
+    if inv is None:
+        return np.concatenate([problem.velocity(r), r])
+    H = problem.H
+    v = csr_velocity(H.indptr, H.indices, H.data, inv.indptr, inv.indices, inv.data, r, problem.f)
+    return np.concatenate([v, r])

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from contactcp.solvers.cone.band_kernels import rcm_order
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _prox_block(D, rho, phi, eps, d, i, B, z, L, R):
@@ -173,6 +175,19 @@ def reduced_pattern(Mp, Mi, Hp, Hi, d, n):
 
 
 @njit(cache=True, nogil=True)
+def band_order(Mp, Mi, Hp, Hi, d, n):
+    """``(iperm, kl)``: the reverse Cuthill–McKee order of :func:`reduced_pattern`
+    (:func:`~.band_kernels.rcm_order`; ``iperm[r]`` the place of velocity ``r``) and the
+    half-bandwidth it leaves (:func:`half_bandwidth`), in one call."""
+    indptr, indices = reduced_pattern(Mp, Mi, Hp, Hi, d, n)
+    perm = rcm_order(indptr, indices)
+    iperm = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        iperm[perm[k]] = k
+    return iperm, half_bandwidth(indptr, indices, iperm)
+
+
+@njit(cache=True, nogil=True)
 def half_bandwidth(indptr, indices, iperm):
     """``max |iperm[r] - iperm[c]|`` over a symmetric pattern's entries ``(r, c)`` (CSR)."""
     kl = 0
@@ -293,6 +308,27 @@ def csr_symmetric(Mp, Mi, Mx):
             if mirror != Mx[p]:
                 return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def csr_velocity(Hp, Hi, Hx, Ip, Ii, Ix, r, f):
+    """``v = M^{-1} (H r + f)`` from ``H`` and ``M^{-1}`` in CSR form (the problem's ``velocity``:
+    its checks, scipy's product and the block solver's took 30 us at a 25-box pile's 150
+    velocities)."""
+    n = Hp.shape[0] - 1
+    b = np.empty(n)
+    for i in range(n):
+        acc = f[i]
+        for p in range(Hp[i], Hp[i + 1]):
+            acc += Hx[p] * r[Hi[p]]
+        b[i] = acc
+    v = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for p in range(Ip[i], Ip[i + 1]):
+            acc += Ix[p] * b[Ii[p]]
+        v[i] = acc
+    return v
 
 
 @njit(cache=True, nogil=True)
