@@ -142,3 +142,37 @@ def test_a_newton_not_certified_is_tried_again_damped_before_the_chain(monkeypat
     first, again = calls[0], calls[1]
     assert first == ("newton-global", None, False, False)  # cold, stopped: not certified
     assert again == ("newton-global", impulses.RETRY_EPS, False, True)  # from the same start, damped
+
+
+def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monkeypatch):
+    """Seven cubes stacked, each sunk 0.1 mm into the one below (28 contacts: the projection's
+    problem in global form): its Newton stopped after one iteration is not certified; the same
+    Newton with GAP_RETRY_EPS comes next and certifies it, and no LCP is solved.  The stack is then
+    at zero gap."""
+    from contactcp.problems import LCP
+    from contactcp.simulate.stepping import moreau_jean
+
+    scene = Scene()
+    scene.gravity = [0.0, 0.0, -G]
+    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
+    for i in range(7):
+        sunk = {"p": [0, 0, 0.05 + 0.0999 * i]}
+        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, sunk, friction=0.5)
+    calls = []
+    real = moreau_jean.solve
+
+    def spy(problem, method=None, tol=1e-10, **options):
+        if isinstance(problem, LCP):
+            raise AssertionError("the LCP ran")
+        if method == "newton-global" and "eps" not in options:
+            options["max_iter"] = 1
+        res = real(problem, method, tol, **options)
+        calls.append((options.get("eps"), res.success))
+        return res
+
+    monkeypatch.setattr(moreau_jean, "solve", spy)
+    traj = simulate(scene, 1e-3, 1e-3)
+    assert traj.failed_steps == 0 and traj.steps[0].projected
+    assert calls[:2] == [(None, False), (moreau_jean.GAP_RETRY_EPS, True)]
+    z = traj.body_pos[-1][:, 2]
+    np.testing.assert_allclose(z, 0.05 + 0.1 * np.arange(7), rtol=0, atol=1e-12)  # from 0.1 mm into one another
