@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -463,18 +464,18 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
         vel[:, :d] = u1
     modes, slide, world = modes if modes is not None else _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
     codes = modes.tolist()
-    transitions, kept = 0, 0
-    for key, m in zip(C.keys, codes):
-        last = memory.get(key)
-        if last is not None:
-            kept += 1
-        transitions += (SEPARATED if last is None else last[1]) != m
-    if len(memory) > kept:  # contacts gone since the last step
+    # by whole lists (a loop of statements per contact took 40 of a 25-box pile's 60 us here)
+    lasts = list(map(memory.get, C.keys))
+    transitions = sum(map(operator.ne, [SEPARATED if last is None else last[1] for last in lasts], codes))
+    if len(memory) > n - lasts.count(None):  # contacts gone since the last step
         gone = set(memory) - set(C.keys)
         transitions += sum(memory[k][1] != SEPARATED for k in gone)
     memory.clear()
     # r is not changed after the step (the record holds it too): its rows are the next warm starts
-    memory.update(zip(C.keys, [(row if on else None, m) for row, on, m in zip(r, active.tolist(), codes)]))
+    rows = [None] * n
+    for j in np.flatnonzero(active).tolist():
+        rows[j] = r[j]
+    memory.update(zip(C.keys, zip(rows, codes)))
     return StepRecord(
         t=t,
         status=status,
