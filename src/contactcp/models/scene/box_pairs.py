@@ -23,7 +23,7 @@ query), and without a Python call per pair:
   (:mod:`~contactcp.models.scene.box_distance`), and the normal is their direction; only boxes
   within ``delta`` of touching there are left to coal.  A gap at or above the margin ends the test:
   the distance is at least the gap.  (In a 25-box pile falling, 64 % of the steps had such a pair
-  within the margin, and coal's Python path took 0.5 ms of each.)
+  within the margin, and coal's Python path took about 0.4 ms of each.)
   Face axes win ties (an edge axis must separate by more than :data:`TIE` relative), so two boxes
   face to face get the face's normal, exact.  The normal points from the second shape to the first.
 * **Patch** (coal's :func:`computeContactPatch`, with its default tolerance): each shape's support
