@@ -100,9 +100,10 @@ def test_a_corner_passing_a_corner_is_the_corners_distance():
 
 
 def test_closest_points_of_boxes_apart_agree_with_coal():
-    """box_distance against coal's distance with GJK at 1e-12: random sizes, turns and directions,
-    apart by 0.1 mm to 0.3 m; and two cubes apart along the diagonal of x and y, their vertical edges
-    facing (a segment of closest pairs: the distance, exactly)."""
+    """box_distance against coal's distance with GJK at 1e-12: random sizes, turns and places, the
+    pairs at least 0.1 mm apart, each point on its box's surface; and two cubes apart along the
+    diagonal of x and y, their vertical edges facing (a segment of closest pairs: the distance,
+    exactly)."""
     import coal
 
     from contactcp.models.scene.box_distance import closest_points
