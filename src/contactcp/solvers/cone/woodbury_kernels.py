@@ -311,27 +311,6 @@ def csr_symmetric(Mp, Mi, Mx):
 
 
 @njit(cache=True, nogil=True)
-def csr_velocity(Hp, Hi, Hx, Ip, Ii, Ix, r, f):
-    """``v = M^{-1} (H r + f)`` from ``H`` and ``M^{-1}`` in CSR form (the problem's ``velocity``:
-    its checks, scipy's product and the block solver's took 30 us at a 25-box pile's 150
-    velocities)."""
-    n = Hp.shape[0] - 1
-    b = np.empty(n)
-    for i in range(n):
-        acc = f[i]
-        for p in range(Hp[i], Hp[i + 1]):
-            acc += Hx[p] * r[Hi[p]]
-        b[i] = acc
-    v = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for p in range(Ip[i], Ip[i + 1]):
-            acc += Ix[p] * b[Ii[p]]
-        v[i] = acc
-    return v
-
-
-@njit(cache=True, nogil=True)
 def w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, x):
     """``W x = H^T M^{-1} (H x)`` without ``W``, from ``H`` and ``M^{-1}`` in CSR form, in one pass
     of each (three scipy and block-solver calls took 27 us at a 25-box pile's 150 velocities)."""
