@@ -282,9 +282,11 @@ def newton_global(
 
 
 def _stacked(problem: GlobalFrictionContactProblem, r: np.ndarray) -> np.ndarray:
-    """``x = (v, r)``, ``v = M^{-1} (H r + f)`` by the problem's block solver.  (A compiled pass,
-    ``M^{-1}`` applied as its sparse inverse, saved 30 us a call on a 25-box pile; but on 50-box
-    piles its velocities failed the certificate far more often: on seed 6's first 0.5 s the step's
-    Newton was not certified 217 times against 56, and the default chain ran 34 times against 2.
-    Why is not yet understood; the solver's own arithmetic stays.)"""
+    """``x = (v, r)``, ``v = M^{-1} (H r + f)`` by the problem's block solver.  (A compiled pass with
+    ``M^{-1}``'s sparse inverse saved 30 us a call on a 25-box pile, its ``v`` one rounding from
+    this one (``b / m`` against ``b (1 / m)``); with it, 50-box seeds 6 and 9 met steps whose
+    Newton was not certified 217 and 140 times in 0.5 s, against 56 and 80 with this one, while
+    seed 2 went the other way (34 against 233 ms a step): a pile's trajectory is chaotic, and which
+    seeds meet such hard steps changes with any rounding.  Not worth 30 us; the solver's own
+    arithmetic stays.)"""
     return np.concatenate([problem.velocity(r), r])
