@@ -55,8 +55,9 @@ def test_a_read_only_tree_is_left_alone(tmp_path, monkeypatch):
 
 
 def test_warmups_global_problems_take_the_paths_a_large_pile_takes(monkeypatch):
-    # contactcp warmup left woodbury_step (the dense reduced matrix) and the projection's strided
-    # Jacobian to a 50-box pile's first run; its two global problems must keep taking those paths
+    # contactcp warmup left woodbury_step (the dense reduced matrix) and the projection's problem
+    # (normal columns selected from the whole Jacobian) to a 50-box pile's first run; its two global
+    # problems must keep taking those paths
     import importlib
 
     import contactcp as ccp

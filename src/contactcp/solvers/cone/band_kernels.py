@@ -134,10 +134,11 @@ def rcm_order(indptr, indices):
     """The reverse Cuthill–McKee order of a symmetric pattern (CSR; Cuthill & McKee 1969, reversed as
     George 1971): each connected component searched breadth first from a node of least degree, each
     node's unvisited neighbours taken by increasing degree (ties by index), the whole order
-    reversed.  Returns ``perm`` (``perm[k]``: the node placed ``k``-th).  SciPy's
-    ``reverse_cuthill_mckee`` follows the same rules; this one runs inside the caller's compiled
-    code (its call, with the pattern's conversion to a SciPy matrix, was 28 of the 64 us of a
-    25-box pile's band order)."""
+    reversed.  Returns ``perm`` (``perm[k]``: the node placed ``k``-th).  The rules are those of
+    SciPy's ``reverse_cuthill_mckee`` as documented, ties possibly broken otherwise (the tests
+    compare the bandwidths, not the orders); this one runs inside the caller's compiled code
+    (SciPy's call, with the pattern's conversion to a SciPy matrix, was 28 of the 64 us of a 25-box
+    pile's band order)."""
     n = indptr.shape[0] - 1
     degree = np.empty(n, dtype=np.int64)
     for r in range(n):
