@@ -54,7 +54,7 @@ class BlockSolver:
     """
 
     def __init__(self, M, field: str = "M"):
-        M = sp.csr_matrix(M, dtype=np.float64)
+        M = sp.csr_matrix(M, dtype=np.float64, copy=True)  # its own (kept read-only below)
         n = M.shape[0]
         if M.shape != (n, n):
             raise InvalidProblemError(field, f"must be square, got shape {M.shape}")
@@ -79,6 +79,12 @@ class BlockSolver:
         self.blocks = [b for b, done in zip(blocks, batched) if not done]
         self._factors = [self._factor(M, idx) for idx in self.blocks]
         self._inv: sp.csr_matrix | None = None
+        # the matrix factored, for problems posed on it by a caller that holds this solver
+        # (GlobalFrictionContactProblem._derived(solver=)): CSR with read-only values, and whether
+        # they are finite
+        M.data.setflags(write=False)
+        self.csr = M
+        self.finite = bool(np.isfinite(M.data).all())
 
     @classmethod
     def of(cls, M: sp.csr_matrix, field: str = "M") -> BlockSolver:

@@ -124,7 +124,7 @@ class GlobalFrictionContactProblem(Problem):
     @classmethod
     def _derived(
         cls, M: Any, H: np.ndarray, f: np.ndarray, w: np.ndarray, mu: np.ndarray, dim: int, spread: int = 1,
-        cols: np.ndarray | None = None, shift: np.ndarray | None = None,
+        cols: np.ndarray | None = None, shift: np.ndarray | None = None, solver: Any = None,
     ):  # fmt: skip
         """The problem of data the caller computed and checked (the time stepper's: its mass matrix,
         a dense contact operator ``H``, finite vectors ``f`` and ``w`` of the right lengths, its
@@ -134,7 +134,10 @@ class GlobalFrictionContactProblem(Problem):
         (:func:`~contactcp.problems._coulomb_global.columns_to_csr`): only ``H``'s finiteness is
         checked, else the constructor runs (and names the field).  A 25-box pile's step problem
         (150 velocities, 417 columns; ``timeit``) took 150 us to build by the checked constructor,
-        100 this way."""
+        100 this way.  ``solver``: the caller's :class:`~contactcp.linalg.blockinv.BlockSolver` of
+        ``M`` (the stepper's, :func:`~contactcp.simulate.stepping.mass.mass_factor`), whose CSR form
+        and factors are taken when its values are finite (else ``M`` is converted and checked: 35 us
+        a problem on the pile, the comparison with the last matrix and its solver's key)."""
         n = H.shape[0]
         cols = np.arange(H.shape[1]) if cols is None else cols
         m = cols.shape[0]
@@ -152,17 +155,28 @@ class GlobalFrictionContactProblem(Problem):
         Hs = sp.csr_matrix((Hx, Hi.astype(index), Hp.astype(index)), shape=(n, spread * m))
         Hs.data.setflags(write=False)
         self = cls.__new__(cls)
-        self._set(
-            _sparse(M, "M"), Hs, np.array(f, dtype=float), np.array(w, dtype=float), mu, dim, (row_most, column_most)
-        )
+        if getattr(solver, "finite", False):
+            Mc = solver.csr
+        else:
+            Mc, solver = _sparse(M, "M"), None
+        f, w = np.array(f, dtype=float), np.array(w, dtype=float)
+        self._set(Mc, Hs, f, w, mu, dim, (row_most, column_most), solver)
         return self
 
     def _set(
-        self, M: sp.csr_matrix, H: sp.csr_matrix, f: np.ndarray, w: np.ndarray, mu: np.ndarray, dim: int, most=None
+        self,
+        M: sp.csr_matrix,
+        H: sp.csr_matrix,
+        f: np.ndarray,
+        w: np.ndarray,
+        mu: np.ndarray,
+        dim: int,
+        most=None,
+        solver: BlockSolver | None = None,
     ):
         """The attributes of checked data (``M``, ``H`` with read-only values; ``f``, ``w``, ``mu``
         owned here), frozen.  ``most``: the most entries in a row and in a column of ``H``, when
-        known."""
+        known; ``solver``: ``M``'s block solver, when the caller has it."""
         m = H.shape[1]
         for a in (f, w, mu):
             a.setflags(write=False)
@@ -172,7 +186,7 @@ class GlobalFrictionContactProblem(Problem):
         self.w = w
         self.mu = mu
         self.dim = int(dim)
-        self.solver = BlockSolver.of(M, "M")
+        self.solver = solver if solver is not None else BlockSolver.of(M, "M")
         # the rounding bounds' term counts: an equilibrium row has at most row_terms products, a
         # contact velocity u_j at most col_terms (fixed by the data: computed once)
         if most is None:

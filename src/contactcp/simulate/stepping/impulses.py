@@ -78,7 +78,9 @@ def solve_impulses(
     # constant H^T v_free + w is the local form's q, taken as given as there (posed with v itself,
     # q = w + H^T M^-1 (M v_free) would be formed again, and a q that cancels to rounding, two
     # bodies falling together, could not be certified relative to itself)
-    problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(M.shape[0]), w, mu, d, cols=cols, shift=v_free)
+    problem = GlobalFrictionContactProblem._derived(
+        M, H, np.zeros(M.shape[0]), w, mu, d, cols=cols, shift=v_free, solver=chol
+    )
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:

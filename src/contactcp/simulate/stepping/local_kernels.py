@@ -132,7 +132,7 @@ def local_step(H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts):
             projected = True
             if hits.shape[0] > _HITS:
                 return GENERAL, active, r, v1, u1, step, dq, projected, need, residual, done
-            if hits.shape[0]:
+            if _off_target(hits, target, g_pred, projection_tol):
                 _hit_correction(H, MinvH, hits, target, g_pred, dq)
             need = g_pred - target
     return DONE, active, r, v1, u1, step, dq, projected, need, residual, done
@@ -193,6 +193,16 @@ def _impulses(H, MinvH, v_free, u_star, mu, R0, warm, idx, tol, counts, r, v1):
         for i in range(v1.shape[0]):
             v1[i] += MinvH[i, cols[x]] * ra[x]
     return True, measure[1], done
+
+
+@njit(cache=True, nogil=True)
+def _off_target(hits, target, g_pred, tol):
+    """Whether some hit contact's predicted gap is more than ``tol`` from its target (else the
+    correction is skipped: at rest, every contact is hit and within rounding of its target)."""
+    for j in hits:
+        if abs(target[j] - g_pred[j]) > tol:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
