@@ -83,3 +83,40 @@ def test_selected_columns_and_the_shift_are_those_of_the_copy(spread):
     want = GlobalFrictionContactProblem(M, wide, f, shifted, mu_sel, dim)
     assert np.array_equal(got.H.toarray(), want.H.toarray()) and np.array_equal(got.w, want.w)
     assert want._terms == got._terms
+
+
+def test_a_block_solver_given_is_posed_on_as_it_is():
+    """The stepper passes its block solver of ``M``: the problem takes its CSR form and factors,
+    the same problem to the bit as the one that converts ``M``; a solver whose values are not all
+    finite is not taken, and ``M`` is then checked (and named)."""
+    from types import SimpleNamespace
+
+    from contactcp.linalg.blockinv import BlockSolver
+
+    M, H, f, w, mu = _data(3)
+    M = np.diag(np.diag(M))  # a free body's: diagonal blocks
+    solver = BlockSolver(M)
+    assert solver.finite and not solver.csr.data.flags.writeable
+    got = GlobalFrictionContactProblem._derived(M, H, f, w, mu, 3, solver=solver)
+    want = GlobalFrictionContactProblem._derived(M, H, f, w, mu, 3)
+    assert got.solver is solver and got.M is solver.csr
+    assert np.array_equal(got.M.toarray(), want.M.toarray()) and got._terms == want._terms
+    r = np.random.default_rng(3).normal(size=w.shape[0])
+    assert np.array_equal(got.velocity(r), want.velocity(r))
+    M_bad = M.copy()
+    M_bad[2, 2] = np.nan
+    with pytest.raises(InvalidProblemError, match="M"):
+        GlobalFrictionContactProblem._derived(M_bad, H, f, w, mu, 3, solver=SimpleNamespace(finite=False, csr=None))
+
+
+def test_a_block_solver_keeps_its_own_copy_of_a_sparse_matrix():
+    """Its CSR form is read-only: it is a copy, and the caller's matrix stays writable."""
+    import scipy.sparse as sp
+
+    from contactcp.linalg.blockinv import BlockSolver
+
+    M = sp.csr_matrix(np.diag([1.0, 2.0, 3.0]))
+    solver = BlockSolver(M)
+    assert M.data.flags.writeable and not solver.csr.data.flags.writeable
+    M.data[0] = 5.0
+    assert solver.csr[0, 0] == 1.0

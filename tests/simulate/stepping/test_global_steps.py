@@ -176,3 +176,32 @@ def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monke
     assert calls[:2] == [(None, False), (moreau_jean.GAP_RETRY_EPS, True)]
     z = traj.body_pos[-1][:, 2]
     np.testing.assert_allclose(z, 0.05 + 0.1 * np.arange(7), rtol=0, atol=1e-12)  # from 0.1 mm into one another
+
+
+def test_a_stack_at_rest_is_not_corrected_and_a_landing_one_is(monkeypatch):
+    """At rest every contact of a stack of seven (28 contacts: the general path's least squares) is
+    hit, within rounding of its zero target: no least squares runs, and no box moves.  Seven boxes
+    side by side dropped from 1 mm land in one step, their 28 hit contacts off their targets: they
+    are corrected, and the boxes end at zero gap."""
+    from contactcp.simulate.stepping import moreau_jean
+
+    calls = []
+    real = moreau_jean.sla.lstsq
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].shape[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(moreau_jean.sla, "lstsq", spy)
+    traj = simulate(box_stack(7), 0.01, 1e-3)
+    # from the second step on, every step has hit contacts (the first starts without impulses)
+    assert traj.failed_steps == 0 and all(s.projected for s in traj.steps[1:]) and calls == []
+    assert np.abs(traj.body_pos - traj.body_pos[0]).max() <= 1e-9
+    scene = Scene()
+    scene.gravity = [0.0, 0.0, -G]
+    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
+    for i in range(7):
+        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.051]}, friction=0.5)
+    traj = simulate(scene, 0.03, 1e-3)
+    assert traj.failed_steps == 0 and calls and max(calls) == 28
+    np.testing.assert_allclose(traj.body_pos[-1][:, 2], 0.05, rtol=0, atol=1e-12)
