@@ -84,3 +84,32 @@ def test_robot_links_at_moved_joints_agree_with_pinocchio():
         want = D.contact_set(scene, 0.5)
         assert names == want.names and np.array_equal(points, want.points)
         assert np.array_equal(H, contact_jacobian(scene, want)[0])
+
+
+def test_the_kept_plan_follows_the_scenes_friction_exclusions_and_bodies():
+    """What step_contacts reads of the scene's structure is kept between steps, and gathered again
+    when the friction, the excluded pairs or the bodies change (each answer is the detection's)."""
+    s = _capsule_and_boxes()
+    system = SceneSystem(s, 2e-3)
+    speed = (system._g_first, system._g_arm, system._other_joints, system._other_arms)
+
+    def ask():
+        got = step_contacts(s, np.zeros(s.model.nv), 1e-3, 2e-3, speed)
+        want = D.contact_set(s, 2e-3)
+        assert got[0] == want.names and np.array_equal(got[5], want.mu)
+        return got
+
+    names, mu = ask()[0], ask()[5]
+    assert len(names) == 5 and s._step_plan is not None
+    kept = s._step_plan
+    ask()
+    assert s._step_plan is kept  # nothing changed: the same plan
+    s.pair_friction[frozenset(("box", "world"))] = 0.3
+    mu = ask()[5]
+    assert s._step_plan is not kept and mu.tolist() == [1.0, 0.3, 0.3, 0.3, 0.3]
+    s.excluded.add(frozenset(("box", "world")))
+    assert ask()[0] == ["capsule/floor"]
+    s.add_body("ball", {"type": "sphere", "radius": 0.05}, 1.0, {"p": [-0.3, 0.0, 0.0501]})
+    system = SceneSystem(s, 2e-3)
+    speed = (system._g_first, system._g_arm, system._other_joints, system._other_arms)
+    assert len(ask()[0]) == 2
