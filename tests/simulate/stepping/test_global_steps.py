@@ -205,3 +205,50 @@ def test_a_stack_at_rest_is_not_corrected_and_a_landing_one_is(monkeypatch):
     traj = simulate(scene, 0.03, 1e-3)
     assert traj.failed_steps == 0 and calls and max(calls) == 28
     np.testing.assert_allclose(traj.body_pos[-1][:, 2], 0.05, rtol=0, atol=1e-12)
+
+
+def _sunk_box_under_a_hovering_one(hover: float) -> Scene:
+    """Five cubes resting on the floor, a sixth sunk 0.1 mm into it and a seventh ``hover`` above
+    the sixth (28 contacts: the projection in global form)."""
+    scene = Scene()
+    scene.gravity = [0.0, 0.0, -G]
+    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
+    for i in range(5):
+        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.05]}, friction=0.5)
+    scene.add_body("sunk", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.0499]}, friction=0.5)
+    scene.add_body("top", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.1499 + hover]}, friction=0.5)
+    return scene
+
+
+@pytest.mark.parametrize("reach", [3.0, 0.5])
+def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach):
+    """The top cube 0.4 mm (reach 3: beyond three times the 0.1 mm shortfall) or 0.08 mm (reach
+    0.5: beyond 0.05 mm) above the sunk one: its four contacts are left out of the projection's
+    first problem (24 contacts).  At 0.4 mm lifting the sunk cube leaves them open, and that answer
+    is taken; at 0.08 mm it would close them, so the whole problem (28) is solved.  Either way the
+    sunk cube ends at zero gap and the top one above it."""
+    from contactcp.problems import GlobalFrictionContactProblem
+    from contactcp.simulate.stepping import moreau_jean
+
+    monkeypatch.setattr(moreau_jean, "GAP_REACH", reach)
+    hover = 4e-4 if reach == 3.0 else 8e-5
+    sizes = []
+    real = moreau_jean.solve
+
+    def spy(problem, method=None, tol=1e-10, **options):
+        res = real(problem, method, tol, **options)
+        if isinstance(problem, GlobalFrictionContactProblem) and problem.dim == 2:
+            sizes.append((problem.n_c, res.success))
+        return res
+
+    monkeypatch.setattr(moreau_jean, "solve", spy)
+    traj = simulate(_sunk_box_under_a_hovering_one(hover), 1e-3, 1e-3)
+    step = traj.steps[0]
+    assert traj.failed_steps == 0 and step.projected and step.projection_residual <= moreau_jean.PROJECTION_TOL
+    assert sizes == ([(24, True)] if reach == 3.0 else [(24, True), (28, True)])
+    z = traj.body_pos[-1][:, 2]
+    assert abs(z[5] - 0.05) <= 1e-12
+    if reach == 3.0:  # the top cube fell freely for the step: g h^2 / 2 with the trapezoidal rule
+        assert abs(z[6] - z[5] - 0.1 - (hover - 1e-4 - 0.5 * G * 1e-6)) <= 1e-12
+    else:  # pushed up by the sunk one, to touch it
+        assert abs(z[6] - z[5] - 0.1) <= 1e-12

@@ -41,7 +41,8 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    contacts are moved to their targets by the least mass-weighted correction ``dq = M^{-1} H_N l``
    (least squares; none when every one is within ``projection_tol`` of its target already); then,
    if some ``g_pred,j - g*_j < -projection_tol``, by the smallest one with ``l >= 0``,
-   ``W_N l + g_pred - g* >= 0``, complementary (an LCP, certified as well; the projection of
+   ``W_N l + g_pred - g* >= 0``, complementary (an LCP, certified as well, in global form first on
+   the contacts within reach of the correction, the others checked open; the projection of
    positions of Acary 2013, velocities untouched).  No penalty spring: a
    body at rest on another stays at zero gap, and an impact leaves no penetration.
 """
@@ -85,6 +86,12 @@ PROJECTION_TOL = 1e-8
 #: 19-260 ms each (Lemke, else interior point); with this retry 0, 1 and 0 reached the chain (the
 #: retries certified in 5-47 ms).  As the first term it failed more often (1, 2, 1 there)
 GAP_RETRY_EPS = 1e-5
+
+#: the position projection in global form is posed first on the contacts whose need is at most this
+#: many times the largest shortfall (:func:`_gap_global`; 1 and 3 gave the same times on a 25-box
+#: pile, 3 left none to the whole problem), certified to at most this relative tolerance on its own
+GAP_REACH = 3.0
+GAP_REACH_TOL_MAX = 1e-3
 
 #: contact modes, by code
 MODES = ("separated", "sticking", "sliding", "closed")
@@ -418,8 +425,7 @@ def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRe
     (:func:`_gap_lcp`; ``H`` the contacts' Jacobian, ``d`` columns a contact); the record notes the
     projection."""
     if (need < -scheme.projection_tol).any():
-        res, dl = _gap_lcp(M, chol, _f64(H), d, need, max(scheme.tol, PROJECTION_TOL))
-        record.projection_residual = math.inf if res.residual is None else float(res.residual.value)
+        res, dl, record.projection_residual = _gap_lcp(M, chol, _f64(H), d, need, max(scheme.tol, PROJECTION_TOL))
         if not res.success:
             record.status = res.status if record.status is Status.SOLVED else record.status
             record.notes.append(f"position projection: {res.status.name} (residual {record.projection_residual:.3g})")
@@ -430,32 +436,65 @@ def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRe
 
 
 def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
-    """``(result, dq)``: ``dq = M^-1 H_N l`` with ``0 <= l _|_ H_N^T dq + need >= 0`` (``H_N`` every
-    ``d``-th column of ``H``, the normals).  Up to
+    """``(result, dq, residual)``: ``dq = M^-1 H_N l`` with ``0 <= l _|_ H_N^T dq + need >= 0``
+    (``H_N`` every ``d``-th column of ``H``, the normals) and the problem's residual.  Up to
     :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO` / 3 contacts the LCP in ``W_N``
     (dense); above, the same problem in global form, a frictionless contact problem (``mu = 0``,
     each contact's tangential column zero; ``W_N`` is singular in a pile and the LCP chain spent
-    150 ms a step on 50 boxes), by the global Newton (again with :data:`GAP_RETRY_EPS` if not
-    certified), else the LCP."""
-    n, nv = need.shape[0], H.shape[0]
+    150 ms a step on 50 boxes), by the global Newton (:func:`_gap_global`), else the LCP."""
+    n = need.shape[0]
     if n > LOCAL_UP_TO // 3:
-        w2 = np.zeros(2 * n)
-        w2[0::2] = need
-        # H_N's columns spread to every other one: each contact's tangential column zero
-        normals = np.arange(0, d * n, d)
-        problem = GlobalFrictionContactProblem._derived(
-            M, H, np.zeros(nv), w2, np.zeros(n), 2, spread=2, cols=normals, solver=chol
-        )
-        res = solve(problem, "newton-global", tol=tol)
-        if not res.success:  # once more, with a smaller proximal term (GAP_RETRY_EPS)
-            res = solve(problem, "newton-global", tol=tol, eps=GAP_RETRY_EPS)
-        if res.success:
-            return res, res.x[:nv]
+        found = _gap_global(M, chol, H, d, need, tol)
+        if found is not None:
+            return found
     Hn = H[:, ::d]
     MinvHn = chol.solve(Hn)
     Wn = Hn.T @ MinvHn
     res = solve(LCP(0.5 * (Wn + Wn.T), need), tol=tol)
-    return res, (MinvHn @ res.x if res.x is not None else None)
+    residual = math.inf if res.residual is None else float(res.residual.value)
+    return res, (MinvHn @ res.x if res.x is not None else None), residual
+
+
+def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
+    """:func:`_gap_lcp`'s answer in global form, None when not certified.  First on the contacts
+    within reach, ``need_j <= GAP_REACH max(-need)``: the others, open by more than the largest
+    correction asked for (in a pile, contacts within the margin that do not touch), are left out
+    and checked afterwards, each still open (``need_j + (H_N^T dq)_j > 0``, with ``l_j = 0``: its
+    rows of the whole problem hold exactly).  That problem is certified to the same accuracy as the
+    whole one: its contacts' map relative to the whole need's norm, ``tol ||need|| / ||need_near||``
+    relative to its own, and its equilibrium to ``tol``; the residual reported is the whole
+    problem's measure, ``max(equilibrium, value ||need_near|| / ||need||)``.  Then, or when every
+    contact is within reach, the whole problem (again with :data:`GAP_RETRY_EPS` if not certified).
+    On 500 steps of a falling 25-box pile the band of ``M + H B H^T`` went from 38 to 19 rows, and
+    the projections' time by a third (a script)."""
+    nv = H.shape[0]
+    near = np.flatnonzero(need <= GAP_REACH * max(-need.min(), 0.0))
+    if near.size < need.shape[0]:
+        whole, part = float(np.linalg.norm(need)), float(np.linalg.norm(need[near]))
+        res = _gap_newton(M, chol, H, d, need, near, min(GAP_REACH_TOL_MAX, tol * whole / part))
+        if res.success and res.residual.equation <= tol:
+            dq = res.x[:nv]
+            far = np.ones(need.shape[0], dtype=bool)
+            far[near] = False
+            if (need[far] + H[:, d * np.flatnonzero(far)].T @ dq > 0).all():
+                return res, dq, max(res.residual.equation, res.residual.value * part / whole)
+    everyone = np.arange(need.shape[0])
+    res = _gap_newton(M, chol, H, d, need, everyone, tol)
+    if not res.success:  # once more, with a smaller proximal term (GAP_RETRY_EPS)
+        res = _gap_newton(M, chol, H, d, need, everyone, tol, eps=GAP_RETRY_EPS)
+    return (res, res.x[:nv], float(res.residual.value)) if res.success else None
+
+
+def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, **options):
+    """The global Newton on the projection's problem of the contacts ``which``: ``H_N``'s columns
+    spread to every other one, each contact's tangential column zero."""
+    nv = H.shape[0]
+    w2 = np.zeros(2 * which.size)
+    w2[0::2] = need[which]
+    problem = GlobalFrictionContactProblem._derived(
+        M, H, np.zeros(nv), w2, np.zeros(which.size), 2, spread=2, cols=d * which, solver=chol
+    )
+    return solve(problem, "newton-global", tol=tol, **options)
 
 
 def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, modes=None) -> StepRecord:
