@@ -89,8 +89,8 @@ def _plan(scene: Scene) -> tuple | None:
     (:func:`~contactcp.models.scene.detect.collision_pairs` and the others, each of which checks its
     own key), None when no pair is checked.  Kept on the scene while its models are the same
     objects of the same sizes and its excluded pairs and friction are equal to those it was
-    gathered for: one comparison a step in place of eleven lookups (about 20 us of the 80 a step of
-    the three-finger grasp took)."""
+    gathered for: one comparison a step in place of eleven lookups (``timeit`` of a call: 18.5 to
+    15.8 us on the three-finger grasp, 142 to 136 on a 25-box pile)."""
     model, gm = scene.model, scene.collision
     sizes = (gm.ngeoms, model.njoints, model.nframes, model.nv)
     friction = (scene.pair_friction, scene.friction, scene.default_friction)
