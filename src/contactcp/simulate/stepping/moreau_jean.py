@@ -64,7 +64,7 @@ from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContac
 from contactcp.result import Status
 from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, small_lstsq, step_start
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
-from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, local_advance
+from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, _off_target, local_advance
 from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
@@ -400,9 +400,10 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
     its target (:func:`_gap_lcp`)."""
     Hn = C.H[:, :: C.dim]
     dq = np.zeros(Hn.shape[0])
-    # hit contacts all within projection_tol of their targets need no correction: a pile at rest
-    # has every contact hit, within rounding of its target (3e-16 m; the least squares took 0.2 ms)
-    if hit.any() and np.abs(target[hit] - g_pred[hit]).max() > scheme.projection_tol:
+    # hit contacts all within projection_tol of their targets need no correction (the compiled
+    # step's rule, local_kernels._off_target): a pile at rest has every contact hit, within rounding
+    # of its target (3e-16 m; the least squares took 0.2 ms)
+    if _off_target(np.flatnonzero(hit), _f64(target), _f64(g_pred), float(scheme.projection_tol)):
         Mh = chol.solve(Hn[:, hit])
         Whh = Hn[:, hit].T @ Mh
         # any least-squares lam gives the same dq (two differ in the null space of W_hh, that of
