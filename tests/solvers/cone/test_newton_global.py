@@ -7,10 +7,13 @@ import scipy.sparse as sp
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, Status
+from contactcp.io.fclib import read_fclib
 from contactcp.scenarios.piles import box_stack, sphere_pile
+from contactcp.solvers.cone import newton_global as newton_global_module
 from contactcp.solvers.cone.kernels import ac_phi_D
 from contactcp.solvers.cone.newton_global import _band_order, _reduced_step, block_rho
 from contactcp.solvers.cone.woodbury_kernels import woodbury_band
+from support.paths import DATA
 
 
 def _dense_W(p):
@@ -187,3 +190,33 @@ def test_the_compiled_loop_stops_at_its_iteration_limit():
     assert res.status is Status.ITERATION_LIMIT and res.iterations == 1
     assert "no convergence in 1 iterations" in res.message
     assert res.residual.value > 1e-10
+
+
+def _stalled_step():
+    """The impulse problem of a 25-box pile's step on which the monotone line search stalled, and
+    the stepper's starting reactions (tests/data/steps/README.md)."""
+    found = read_fclib(DATA / "steps" / "pile25_step205.hdf5")
+    return found.global_.to_problem(), found.guesses[0].r
+
+
+@pytest.mark.parametrize("loop", ["compiled", "python"])
+def test_the_nonmonotone_line_search_certifies_a_step_where_armijo_stalls(loop, monkeypatch):
+    """From the last step's impulses, Armijo's monotone rule (memory 1) stops at the iteration limit
+    with the residual above 1e-5; the default (the largest merit of the last 5 iterations) is
+    certified to 1e-10 within 25 iterations, by the compiled band loop and by the Python loop (the
+    band order refused: a dense reduced matrix)."""
+    if loop == "python":
+        monkeypatch.setattr(newton_global_module, "_band_order", lambda *args, **kw: None)
+    p, r0 = _stalled_step()
+    monotone = ccp.solve(p, "newton-global", tol=1e-10, r0=r0, memory=1)
+    assert monotone.status is Status.ITERATION_LIMIT and monotone.iterations == 50
+    assert monotone.residual.value > 1e-5
+    res = ccp.solve(p, "newton-global", tol=1e-10, r0=r0)
+    assert res.success and res.residual.value <= 1e-10
+    assert 5 <= res.iterations <= 25
+
+
+def test_the_line_search_memory_is_checked():
+    p = box_stack(2, seed=0)
+    with pytest.raises(InvalidOptionError, match="memory"):
+        ccp.solve(p, "newton-global", memory=0)

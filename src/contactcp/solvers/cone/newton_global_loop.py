@@ -59,16 +59,18 @@ def band_step(band, H_csc, D, rho, phi, eps, d):
 
 
 @njit(cache=True, nogil=True)
-def newton_band(band, H_csc, H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo):
+def newton_band(band, H_csc, H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo, memory):
     """Newton's iterations from ``(r, u)`` (``u = W r + q``), the first not yet solved.  ``band``:
     ``(Mp, Mi, Mx, iperm, kl, general)`` (:func:`~contactcp.solvers.cone.newton_global._band_order`);
-    ``H_csc`` ``H`` by columns, ``H_csr`` and ``inv`` (``M^{-1}``) by rows.  Returns
-    ``(r, u, outcome, iterations, rho's shrinks)``."""
+    ``H_csc`` ``H`` by columns, ``H_csr`` and ``inv`` (``M^{-1}``) by rows; ``memory``: the line
+    search's reference is the largest merit of the last ``memory`` iterations (since ``rho`` last
+    changed; 1: Armijo's monotone rule).  Returns ``(r, u, outcome, iterations, rho's shrinks)``."""
     Hp, Hi, Hx = H_csr
     Ip, Ii, Ix = inv
     aim = 0.5 * tol  # as the Python loop: below tol, the registry's residual adds v's and u's rounding
     best, since_best, shrinks, ls_fail = np.inf, 0, 0, 0
     outcome, it = ITERATION_LIMIT, 0
+    merits, kept = np.empty(max(memory, 1)), 0  # the last merits, a ring, since rho last changed
     for k in range(1, max_iter + 1):
         it = k
         res = desaxce_residual(r, u, mu, d) / qscale
@@ -80,17 +82,23 @@ def newton_band(band, H_csc, H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter
             since_best += 1
             if since_best >= 6 and shrinks < 3:  # the semismooth iteration cycles: damp the projections
                 rho, shrinks, since_best, ls_fail = rho * 0.1, shrinks + 1, 0, 0
+                kept = 0  # a new rho, a new merit: the old values do not compare
         phi, D = ac_phi_D(r, u, mu, rho, d, True)
         theta = 0.0
         for x in phi:  # no BLAS: the same sum on every CPU
             theta += x * x
         theta *= 0.5
+        merits[kept % merits.shape[0]] = theta
+        kept += 1
+        ref = theta
+        for j in range(min(kept, merits.shape[0])):
+            ref = max(ref, merits[j])
         dr, ok = band_step(band, H_csc, D, rho, phi, min(eps, max(eps_floor, 1e-2 * math.sqrt(res))), d)
         if not ok:
             return r, u, SINGULAR, k, shrinks
         du = w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, dr)
         t = 1.0
-        while ac_merit(r, u, dr, du, t, mu, rho, d) > (1 - 2 * armijo * t) * theta and t >= 1e-10:
+        while ac_merit(r, u, dr, du, t, mu, rho, d) > (1 - 2 * armijo * t) * theta + (ref - theta) and t >= 1e-10:
             t *= 0.5
         if t < 1e-10:
             ls_fail += 1
