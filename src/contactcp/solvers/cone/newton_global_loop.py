@@ -4,7 +4,7 @@ matrix a band: rigid bodies, a pile, a stack, a grasp).
 
 The same iteration as the Python loop of :func:`~contactcp.solvers.cone.newton_global.newton_global`
 (its docstring: the proximal term's schedule, the damping of ``rho`` when the iteration cycles,
-Armijo's line search), each step's reduced matrix assembled by
+Armijo's line search, nonmonotone), each step's reduced matrix assembled by
 :func:`~contactcp.solvers.cone.woodbury_kernels.woodbury_band` and factored by
 :mod:`~contactcp.solvers.cone.band_kernels` (Cholesky when it is symmetric and positive definite,
 else LU with partial pivoting).  On 500 steps of a 25-box pile (a script) the Newton iterations
