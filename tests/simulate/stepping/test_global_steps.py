@@ -12,6 +12,7 @@ from contactcp.models.scene.detect import detect
 from contactcp.scenarios.timestepping import G, box_pile, box_stack
 from contactcp.simulate.stepping import simulate
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO
+from contactcp.solvers.cone.newton_global_direct import Prepared
 
 
 def _coulomb_violation(step) -> float:
@@ -123,19 +124,20 @@ def test_a_newton_not_certified_is_tried_again_damped_before_the_chain(monkeypat
     from contactcp.simulate.stepping import impulses
 
     calls = []
-    real = impulses.solve
+    real = Prepared.newton
 
-    def spy(problem, method=None, tol=1e-10, **options):
-        if method == "newton-global" and "eps" not in options:
+    def spy(prepared, tol, r0=None, **options):  # the stepper's Newton, on arrays
+        if "eps" not in options:
             options["max_iter"] = 1
-        res = real(problem, method, tol, **options)
-        calls.append((method, options.get("eps"), options.get("r0") is not None, res.success))
+        res = real(prepared, tol, r0, **options)
+        if prepared.d == 3:
+            calls.append(("newton-global", options.get("eps"), r0 is not None, res.success))
         return res
 
     def no_chain(*args):
         raise AssertionError("the chain ran")
 
-    monkeypatch.setattr(impulses, "solve", spy)
+    monkeypatch.setattr(Prepared, "newton", spy)
     monkeypatch.setattr(impulses, "solve_chain", no_chain)
     traj = simulate(box_stack(7), 0.003, 1e-3)
     assert traj.failed_steps == 0 and all(s.method == "newton-global" for s in traj.steps)
@@ -159,18 +161,23 @@ def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monke
         sunk = {"p": [0, 0, 0.05 + 0.0999 * i]}
         scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, sunk, friction=0.5)
     calls = []
-    real = moreau_jean.solve
+    real, solve = Prepared.newton, moreau_jean.solve
 
-    def spy(problem, method=None, tol=1e-10, **options):
-        if isinstance(problem, LCP):
-            raise AssertionError("the LCP ran")
-        if method == "newton-global" and "eps" not in options:
+    def spy(prepared, tol, r0=None, **options):  # the projection's Newton, on arrays
+        if "eps" not in options:
             options["max_iter"] = 1
-        res = real(problem, method, tol, **options)
-        calls.append((options.get("eps"), res.success))
+        res = real(prepared, tol, r0, **options)
+        if prepared.d == 2:
+            calls.append((options.get("eps"), res.success))
         return res
 
-    monkeypatch.setattr(moreau_jean, "solve", spy)
+    def no_lcp(problem, *args, **options):
+        if isinstance(problem, LCP):
+            raise AssertionError("the LCP ran")
+        return solve(problem, *args, **options)
+
+    monkeypatch.setattr(Prepared, "newton", spy)
+    monkeypatch.setattr(moreau_jean, "solve", no_lcp)
     traj = simulate(scene, 1e-3, 1e-3)
     assert traj.failed_steps == 0 and traj.steps[0].projected
     assert calls[:2] == [(None, False), (moreau_jean.GAP_RETRY_EPS, True)]
@@ -227,21 +234,20 @@ def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach
     first problem (24 contacts).  At 0.4 mm lifting the sunk cube leaves them open, and that answer
     is taken; at 0.08 mm it would close them, so the whole problem (28) is solved.  Either way the
     sunk cube ends at zero gap and the top one above it."""
-    from contactcp.problems import GlobalFrictionContactProblem
     from contactcp.simulate.stepping import moreau_jean
 
     monkeypatch.setattr(moreau_jean, "GAP_REACH", reach)
     hover = 4e-4 if reach == 3.0 else 8e-5
     sizes = []
-    real = moreau_jean.solve
+    real = Prepared.newton
 
-    def spy(problem, method=None, tol=1e-10, **options):
-        res = real(problem, method, tol, **options)
-        if isinstance(problem, GlobalFrictionContactProblem) and problem.dim == 2:
-            sizes.append((problem.n_c, res.success))
+    def spy(prepared, tol, r0=None, **options):  # the projection's Newton, on arrays
+        res = real(prepared, tol, r0, **options)
+        if prepared.d == 2:
+            sizes.append((prepared.w.size // 2, res.success))
         return res
 
-    monkeypatch.setattr(moreau_jean, "solve", spy)
+    monkeypatch.setattr(Prepared, "newton", spy)
     traj = simulate(_sunk_box_under_a_hovering_one(hover), 1e-3, 1e-3)
     step = traj.steps[0]
     assert traj.failed_steps == 0 and step.projected and step.projection_residual <= moreau_jean.PROJECTION_TOL

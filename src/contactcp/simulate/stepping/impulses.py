@@ -15,6 +15,7 @@ import numpy as np
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Result
 from contactcp.solvers.cone import nsgs
+from contactcp.solvers.cone.newton_global_direct import prepare
 from contactcp.solvers.registry import methods_for, solve, solve_chain
 
 __all__ = ["solve_impulses", "solve_pyramid", "pyramid_directions", "LOCAL_UP_TO"]
@@ -78,19 +79,39 @@ def solve_impulses(
     # constant H^T v_free + w is the local form's q, taken as given as there (posed with v itself,
     # q = w + H^T M^-1 (M v_free) would be formed again, and a q that cancels to rounding, two
     # bodies falling together, could not be certified relative to itself)
+    newton = None
+    if scheme.method is None:  # on arrays when it can (solvers/cone/newton_global_direct), the same answer
+        prepared = prepare(chol, H, cols, 1, v_free, w, mu, d)
+        if prepared is not None:
+            newton = _retried(lambda **eps: prepared.newton(scheme.tol, r0, **eps))
+        if newton is not None and (newton.success or not thorough):
+            return _velocity(newton, v_free, M.shape[0])
     problem = GlobalFrictionContactProblem._derived(
         M, H, np.zeros(M.shape[0]), w, mu, d, cols=cols, shift=v_free, solver=chol
     )
     if scheme.method is not None:
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:
-        newton = solve(problem, "newton-global", tol=scheme.tol, r0=r0)
-        if not newton.success:  # once more, damped (RETRY_EPS)
-            newton = _better(newton, solve(problem, "newton-global", tol=scheme.tol, r0=r0, eps=RETRY_EPS))
+        if newton is None:
+            newton = _retried(lambda **eps: solve(problem, "newton-global", tol=scheme.tol, r0=r0, **eps))
         res = _closer(newton, problem, None, scheme.tol) if thorough else newton
+    return _velocity(res, v_free, M.shape[0])
+
+
+def _retried(newton) -> Result | None:
+    """``newton()``, and if not certified ``newton(eps=RETRY_EPS)`` (damped), the better of the two
+    (:func:`_better`); None when ``newton()`` is (the direct path does not apply)."""
+    res = newton()
+    if res is not None and not res.success:
+        damped = newton(eps=RETRY_EPS)
+        res = res if damped is None else _better(res, damped)
+    return res
+
+
+def _velocity(res: Result, v_free: np.ndarray, nv: int):
+    """``(res, v_{k+1}, r)`` of a global-form answer ``x = (dv, r)``."""
     if res.x is None:
         return res, None, None
-    nv = M.shape[0]
     return res, v_free + res.x[:nv], res.x[nv:]
 
 

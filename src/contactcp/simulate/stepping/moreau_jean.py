@@ -68,6 +68,7 @@ from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, _off_t
 from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
+from contactcp.solvers.cone.newton_global_direct import prepare
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -489,10 +490,13 @@ def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndar
     nv = H.shape[0]
     w2 = np.zeros(2 * which.size)
     w2[0::2] = need[which]
-    problem = GlobalFrictionContactProblem._derived(
-        M, H, np.zeros(nv), w2, np.zeros(which.size), 2, spread=2, cols=d * which, solver=chol
-    )
-    return solve(problem, "newton-global", tol=tol, **options)
+    mu, cols = np.zeros(which.size), d * which
+    prepared = prepare(chol, H, cols, 2, None, w2, mu, 2)  # on arrays when it can, the same answer
+    res = None if prepared is None else prepared.newton(tol, **options)
+    if res is None:
+        problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(nv), w2, mu, 2, spread=2, cols=cols, solver=chol)
+        res = solve(problem, "newton-global", tol=tol, **options)
+    return res
 
 
 def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, modes=None) -> StepRecord:

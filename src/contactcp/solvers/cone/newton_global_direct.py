@@ -1,0 +1,209 @@
+"""The time stepper's global Newton on arrays, without a problem object: :func:`prepare`.
+
+The stepper poses two global problems a step from its dense contact Jacobian ``H`` and the block
+solver of its mass matrix: the impulses (:func:`~contactcp.simulate.stepping.impulses.solve_impulses`)
+and the position projection (:func:`~contactcp.simulate.stepping.moreau_jean._gap_global`).  Through
+the registry each call built a :class:`~contactcp.problems.GlobalFrictionContactProblem` (its CSR
+``H`` by scipy, its checks), then :func:`~.newton_global._setup`'s pieces one by one, then the
+registry's option checks and the answer's velocity: on a 25-box pile about 180 us a call beside the
+Newton iterations (a script timing the pieces, 500 steps), two calls a landing step, one at rest.
+
+Here the same arithmetic runs on the arrays: ``H``'s columns in CSR form by the same pass
+(:func:`~contactcp.problems._coulomb_global.columns_to_csr`), then one compiled call
+(:func:`prepared_newton`) that checks the start, builds what the steps need and runs the band
+path's iterations (:func:`~.newton_global_loop.newton_band`), then the velocity by the mass
+matrix's own solver and the certificate: the global problem's own measure
+(:func:`~contactcp.problems._coulomb_global.global_residual`, on the same arrays and term counts as
+the problem's) through the registry's :func:`~contactcp.solvers.registry.certify`, status rules
+and all.  The answer is the registry's ``newton-global`` to the last bit (the tests compare them).
+Where that path does not apply (``M^{-1}`` not sparse, a non-finite ``H``, more than
+:data:`~.newton_global.DENSE_UP_TO` velocities, a reduced matrix that is not a band) :func:`prepare`
+or :meth:`Prepared.newton` gives None and the caller takes the registry's way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from contactcp.problems._coulomb_global import columns_to_csr, global_residual, transpose_matvec
+from contactcp.problems.friction_global import _NO_SHIFT, _row_most
+from contactcp.result import Residual, Result
+from contactcp.solvers.cone.kernels import desaxce_residual
+from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY
+from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, SOLVED, newton_band
+from contactcp.solvers.cone.woodbury_kernels import band_order, csr_columns, csr_symmetric, w_diagonal, w_matvec
+from contactcp.solvers.registry import Raw, certify
+
+__all__ = ["prepare", "Prepared", "prepared_newton", "NO_BAND"]
+
+#: :func:`prepared_newton`'s outcome when the reduced matrix is not a band (the others are
+#: :func:`~.newton_global_loop.newton_band`'s)
+NO_BAND = -1
+
+
+@njit(cache=True, nogil=True)
+def block_rho_of(diag, d):
+    """:func:`~.newton_global.block_rho` from ``diag(W)``: ``rho_i = d / max(trace(W_ii), floor)``,
+    ``floor`` 1e-8 of the mean positive trace (summed in order; numpy's mean sums pairwise, so the two
+    can differ in the last bit of ``floor``, which counts only for a contact whose trace is below it)."""
+    n_c = diag.shape[0] // d
+    tr = np.empty(n_c)
+    total, count = 0.0, 0
+    for i in range(n_c):
+        s = 0.0
+        for k in range(d):  # numpy's sum over a row of d entries: in order
+            s += abs(diag[i * d + k])
+        tr[i] = s
+        if s > 0.0:
+            total += s
+            count += 1
+    floor = total / count * 1e-8 if count else 1.0
+    rho = np.empty(n_c)
+    for i in range(n_c):
+        rho[i] = d / max(tr[i], floor)
+    return rho
+
+
+@njit(cache=True, nogil=True)
+def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops):
+    """:func:`~.newton_global.newton_global` on its band path, from arrays: ``H_csr`` the problem's
+    ``H`` (``n x m``), ``M_csr`` its mass matrix, ``inv`` ``M^{-1}`` (all CSR, int64 indices), ``q``
+    the local ``q`` (``f = 0``: ``w``), ``r`` the start.  Returns ``(r, u, outcome, iterations,
+    rho's shrinks)``: ``SOLVED`` with 0 iterations when the start is already within half of ``tol``
+    (the registry's measure adds ``v``'s and ``u``'s rounding); :data:`NO_BAND` when the reduced
+    matrix's half-bandwidth ``kl`` has ``flops kl^2 >= n^2`` (:func:`~.newton_global._band_order`)."""
+    Hp, Hi, Hx = H_csr
+    Mp, Mi, Mx = M_csr
+    Ip, Ii, Ix = inv
+    n, m = Mp.shape[0] - 1, q.shape[0]
+    u = w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, r)
+    for j in range(m):
+        u[j] += q[j]
+    if desaxce_residual(r, u, mu, d) / qscale <= 0.5 * tol:
+        return r, u, SOLVED, 0, 0
+    Cp, Ci, Cx = csr_columns(Hp, Hi, Hx, m)
+    rho = block_rho_of(w_diagonal(Cp, Ci, Cx, Ip, Ii, Ix, n), d)
+    iperm, kl = band_order(Mp, Mi, Cp, Ci, d, n)
+    if flops * kl * kl >= n * n:
+        return r, u, NO_BAND, 0, 0
+    band = (Mp, Mi, Mx, iperm, kl, not csr_symmetric(Mp, Mi, Mx))
+    return newton_band(
+        band, (Cp, Ci, Cx), H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo, memory
+    )
+
+
+@njit(cache=True, nogil=True)
+def csr_matvec(Ap, Ai, Ax, x):
+    """``A x`` for ``A`` in CSR form, each row summed in order from zero (scipy's ``A @ x``)."""
+    n = Ap.shape[0] - 1
+    out = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for p in range(Ap[i], Ap[i + 1]):
+            acc += Ax[p] * x[Ai[p]]
+        out[i] = acc
+    return out
+
+
+def _arrays(solver) -> tuple:
+    """``(M, M^-1, most entries in a row of M)`` of a block solver, the matrices as CSR arrays with
+    int64 indices (kept for the last solver: a time stepper's, step after step)."""
+    global _LAST
+    if _LAST[0] is not solver:
+        M, inv = solver.csr, solver.inverse()
+        arrays = (
+            (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=np.float64)),
+            (inv.indptr.astype(np.int64), inv.indices.astype(np.int64), inv.data),
+            _row_most(M),
+        )
+        _LAST = (solver, arrays)
+    return _LAST[1]
+
+
+_LAST: tuple = (None, None)
+
+
+class Prepared:
+    """A stepper's global problem as arrays (module docstring): ``M v = H r``, ``u = H^T v + w`` with
+    ``H``'s column ``spread j`` the dense ``H[:, cols[j]]`` (the others zero) and ``w``'s rows
+    ``spread j`` shifted by ``H[:, cols]^T shift`` (as :meth:`~contactcp.problems.
+    GlobalFrictionContactProblem._derived` poses it).  Built by :func:`prepare`."""
+
+    __slots__ = ("solver", "H", "M", "inv", "w", "q", "mu", "d", "qscale", "terms", "f", "n")
+
+    def __init__(self, solver, H_csr, w: np.ndarray, mu: np.ndarray, d: int, most: tuple[int, int]):
+        self.solver, self.H, self.w, self.mu, self.d = solver, H_csr, w, mu, int(d)
+        self.M, self.inv, row_most = _arrays(solver)
+        self.n = solver.n
+        self.f = np.zeros(self.n)
+        # the problem's q = w + H^T M^-1 f: f = 0 and M^-1 f = 0, so w, but for the signs of its zeros
+        self.q = transpose_matvec(*H_csr, self.f, w)
+        nq = float(np.linalg.norm(self.q))
+        self.qscale = nq if nq > np.finfo(float).tiny else 1.0
+        self.terms = (max(row_most, 1) + max(most[0], 1) + 2, most[1] + 2)
+
+    def newton(
+        self, tol: float, r0: np.ndarray | None = None, *, eps: float = 1e-3, memory: int = MEMORY,
+        max_iter: int = 50, armijo: float = 1e-4,
+    ) -> Result | None:  # fmt: skip
+        """The registry's ``solve(problem, "newton-global", tol=tol, r0=r0, eps=eps, ...)`` (the same
+        iterations, answer and certified result), or None where its band path does not apply."""
+        m = self.w.shape[0]
+        r = np.zeros(m) if r0 is None else np.array(r0, dtype=float)
+        if r.shape != (m,) or not np.isfinite(r).all():
+            return None  # the registry names the option
+        t0 = time.perf_counter()
+        try:
+            r, u, outcome, it, shrinks = prepared_newton(
+                self.H, self.M, self.inv, self.q, self.mu, self.d, r, self.qscale, float(tol), int(max_iter),
+                float(eps), EPS_FLOOR, float(armijo), int(memory), float(BAND_FLOPS),
+            )  # fmt: skip
+        except ValueError:  # an entry outside the band: the registry's run reports it
+            return None
+        if outcome == NO_BAND:
+            return None
+        status, msg = _OUTCOMES[outcome]
+        if outcome == ITERATION_LIMIT:
+            msg = msg.format(max_iter)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = self.solver.solve(csr_matvec(*self.H, r) + self.f)  # the problem's velocity(r)
+        raw = Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+        return certify(self, raw, tol, "newton-global", time.perf_counter() - t0)
+
+    def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
+        """The global problem's own measure of ``x = (v, r)``
+        (:meth:`~contactcp.problems.GlobalFrictionContactProblem._certify`)."""
+        finite, value, nat, cone, dual, comp, eq, scale, u = global_residual(
+            *self.M, *self.H, x, self.f, self.w, self.q, self.mu, self.d,
+            float(self.mu.max(initial=0.0)), *self.terms,
+        )  # fmt: skip
+        if not finite:
+            return Residual(math.inf, math.inf, math.inf, math.inf, math.inf, math.inf, 1.0), np.full(
+                self.w.shape[0], np.nan
+            )
+        return Residual(value, nat, cone, dual, comp, eq, scale), u
+
+
+def prepare(
+    solver, H: np.ndarray, cols: np.ndarray, spread: int, shift: np.ndarray | None, w: np.ndarray, mu: np.ndarray,
+    d: int,
+) -> Prepared | None:  # fmt: skip
+    """The problem :meth:`~contactcp.problems.GlobalFrictionContactProblem._derived` would pose from
+    the same arguments (``f = 0``), as :class:`Prepared`; None when ``solver`` has no sparse inverse
+    or finite CSR form, ``H``'s columns are not finite, or there are more than
+    :data:`~.newton_global.DENSE_UP_TO` velocities."""
+    if not getattr(solver, "finite", False) or H.shape[0] > DENSE_UP_TO or solver.inverse() is None:
+        return None
+    Hp, Hi, Hx, finite, row_most, column_most, Htv = columns_to_csr(
+        H, cols, spread, _NO_SHIFT if shift is None else shift
+    )
+    if not finite:
+        return None
+    w = np.array(w, dtype=float)
+    if shift is not None:
+        w[::spread] += Htv
+    return Prepared(solver, (Hp, Hi, Hx), w, np.asarray(mu, dtype=float), d, (int(row_most), int(column_most)))
