@@ -48,12 +48,20 @@ def test_step_contacts_are_the_detection_and_its_jacobian_to_the_bit(which):
     system = SceneSystem(scene, margin)
     speed = (system._g_first, system._g_arm, system._other_joints, system._other_arms)
     v = np.zeros(scene.model.nv)  # at rest the margin is the system's own
-    names, bodies, points, frames, gap, mu, H = step_contacts(scene, v, 1e-3, margin, speed)
+    names, bodies, points, frames, gap, mu, H, blocks = step_contacts(scene, v, 1e-3, margin, speed)
     want = D.contact_set(scene, margin)
     assert len(want) > 0 and names == want.names and bodies == want.bodies
     for got, ref in ((points, want.points), (frames, want.frames), (gap, want.gap), (mu, want.mu)):
         assert got.shape == ref.shape and np.array_equal(got, ref)
     assert np.array_equal(H, contact_jacobian(scene, want)[0])
+    # blocks: for free bodies only (the pile), every entry of H in its contact's sides' 6 rows
+    assert (blocks is None) == (which != "pile")
+    if blocks is not None:
+        inside = np.zeros(H.shape, dtype=bool)
+        for j, sides in enumerate(blocks):
+            for r0 in sides[sides >= 0]:
+                inside[r0 : r0 + 6, 3 * j : 3 * j + 3] = True
+        assert blocks.shape == (len(names), 2) and not H[~inside].any() and (blocks >= 0).any()
 
 
 def test_a_moving_scene_looks_as_far_as_its_fastest_point_can_go_in_two_steps():
@@ -69,8 +77,9 @@ def test_a_moving_scene_looks_as_far_as_its_fastest_point_can_go_in_two_steps():
     v[2] = -1.4
     assert step_contacts(s, v, 1e-3, 1e-3, speed)[0] == []  # 1 + 2.8 mm < 4 mm
     v[5] = 10.0  # the reach of the box's corners, 87 mm, at 10 rad/s: 0.87 m/s more
-    names, _, _, _, gap, _, H = step_contacts(s, v, 1e-3, 1e-3, speed)
+    names, _, _, _, gap, _, H, blocks = step_contacts(s, v, 1e-3, 1e-3, speed)
     assert len(names) == 4 and np.allclose(gap, 0.004, atol=1e-12) and H.shape == (6, 12)
+    assert np.array_equal(blocks, [[0, -1]] * 4)  # the box's rows 0-5, the floor's none
 
 
 def test_robot_links_at_moved_joints_agree_with_pinocchio():
@@ -80,7 +89,10 @@ def test_robot_links_at_moved_joints_agree_with_pinocchio():
     speed = (system._g_first, system._g_arm, system._other_joints, system._other_arms)
     for _ in range(3):
         scene.q = pin.integrate(scene.model, puma_grasp().q, 0.05 * rng.normal(size=scene.model.nv))
-        names, bodies, points, frames, gap, mu, H = step_contacts(scene, np.zeros(scene.model.nv), 1e-3, 0.5, speed)
+        names, bodies, points, frames, gap, mu, H, blocks = step_contacts(
+            scene, np.zeros(scene.model.nv), 1e-3, 0.5, speed
+        )
+        assert blocks is None  # robot links: their columns follow the joints
         want = D.contact_set(scene, 0.5)
         assert names == want.names and np.array_equal(points, want.points)
         assert np.array_equal(H, contact_jacobian(scene, want)[0])

@@ -11,6 +11,7 @@ import contactcp as ccp
 from contactcp import GlobalFrictionContactProblem, Status
 from contactcp.io.fclib import read_fclib
 from contactcp.linalg.blockinv import BlockSolver
+from contactcp.problems._coulomb_global import blocks_to_csr, columns_to_csr
 from contactcp.scenarios.piles import box_stack, sphere_pile
 from contactcp.simulate.stepping.mass import DenseCholesky
 from contactcp.solvers.cone import newton_global_direct
@@ -123,3 +124,32 @@ def test_where_the_band_path_does_not_apply_the_caller_takes_the_registry(monkey
     assert prepared.newton(1e-10) is None
     solved = ccp.solve(p, "newton-global", tol=1e-10)
     assert prepared.newton(1e-10, p.split(solved.x)[1]).success  # no step to take: no band asked
+
+
+@pytest.fixture(scope="module")
+def pile_contacts():
+    """A 12-box pile after 0.2 s (landed): its step contacts, H with each contact's blocks."""
+    from contactcp.scenarios.timestepping import box_pile
+    from contactcp.simulate.stepping import SceneSystem, simulate
+
+    scene = box_pile(12, seed=1)
+    tr = simulate(scene, 0.2, 1e-3)
+    system = SceneSystem(scene, 2e-3)
+    C = system.contacts(tr.q[-1], tr.v[-1], 1e-3)
+    assert C.blocks is not None and C.n > 20
+    return C
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), spread=st.sampled_from([1, 2]), shifted=st.booleans())
+def test_reading_the_blocks_only_gives_the_dense_scans_arrays(pile_contacts, seed, spread, shifted):
+    """blocks_to_csr reads 12 rows of each column, columns_to_csr all of them: the same CSR arrays,
+    counts and H^T v to the bit, on random column selections (the stepper's: increasing)."""
+    C = pile_contacts
+    rng = np.random.default_rng(seed)
+    cols = np.flatnonzero(rng.random(C.H.shape[1]) < rng.uniform(0.2, 1.0))
+    v = rng.normal(size=C.H.shape[0]) if shifted else np.zeros(0)
+    dense = columns_to_csr(C.H, cols, spread, v)
+    sparse = blocks_to_csr(C.H, cols, spread, v, C.blocks, 3)
+    for a, b in zip(dense, sparse):
+        np.testing.assert_array_equal(a, b)

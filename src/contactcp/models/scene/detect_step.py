@@ -56,13 +56,15 @@ def step_contacts(scene: Scene, v: np.ndarray, h: float, margin: float, speed: t
     """The contacts at the scene's ``q`` and ``v`` within ``margin + 2 h s`` (``s`` the speed bound
     of any geometry's point, from ``speed = (free_first, free_arms, link_joints, link_arms)``:
     :func:`~contactcp.models.scene.robot_links.speed_bound`'s data) and their Jacobian (module
-    docstring): ``(names, bodies, points, frames, gap, mu, H)`` as
-    :class:`~contactcp.models.scene.detect.ContactSet`'s fields and ``H`` (``nv x 3 n``).  The
+    docstring): ``(names, bodies, points, frames, gap, mu, H, blocks)`` as
+    :class:`~contactcp.models.scene.detect.ContactSet`'s fields, ``H`` (``nv x 3 n``) and, when
+    every side of every contact is a free body or fixed, ``blocks`` (n, 2): each side's first
+    velocity row (-1: fixed), the only rows its columns fill (:func:`row_pass`; else None).  The
     scene's state is the caller's, checked (the time stepper's)."""
     model, data = scene.model, scene._data
     plan = _plan(scene)
     if plan is None:
-        return [], [], np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros(0), np.zeros(0), np.zeros((model.nv, 0))
+        return [], [], np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros(0), np.zeros(0), np.zeros((model.nv, 0)), None
     geoms, pd, shapes, joints, frames_of, free_rows, robot, support, buffers = plan
     first, second = pd["array"]
     read_at, homogeneous, placed, near = buffers
@@ -71,7 +73,7 @@ def step_contacts(scene: Scene, v: np.ndarray, h: float, margin: float, speed: t
         oMi = data.oMi
         for j in read_at.tolist():
             homogeneous[j] = oMi[j].homogeneous
-    asked, k, m, pair, rows, frames, gaps, mu, H = step_pass(
+    asked, k, m, pair, rows, frames, gaps, mu, H, blocks, complete = step_pass(
         scene.q, v, h, margin, *joints[:3], read_at, homogeneous, *frames_of, *speed, data.J, support,
         *shapes, first, second, pd["mu"], free_rows, robot, *placed, *near,
     )  # fmt: skip
@@ -79,9 +81,9 @@ def step_contacts(scene: Scene, v: np.ndarray, h: float, margin: float, speed: t
         R, O, GR, GT = placed
         cs = coal_rows(scene, m, geoms, GR, GT, pd, tuple(x[:k] for x in near) + (asked,))
         H = contact_jacobian(scene, cs, joints=(R, O))[0] if len(cs) else np.zeros((model.nv, 0))
-        return cs.names, cs.bodies, cs.points, cs.frames, cs.gap, cs.mu, H
+        return cs.names, cs.bodies, cs.points, cs.frames, cs.gap, cs.mu, H, None
     names, bodies = _row_labels(pd, pair) if pair.size else ([], [])
-    return names, bodies, rows, frames, gaps, mu, H
+    return names, bodies, rows, frames, gaps, mu, H, (blocks if complete else None)
 
 
 def _plan(scene: Scene) -> tuple | None:
@@ -150,7 +152,7 @@ def step_pass(
     R, O, GR, GT, near_at, code_at, normal_at, gap_at, count_at, points_at,
 ):  # fmt: skip
     """Both passes in one call (module docstring): fills ``R``, ``O``, ``GR``, ``GT``; returns
-    ``(asked, k, margin, pair, points, frames, gaps, mu, H)``.  When ``asked`` pairs are left to
+    ``(asked, k, margin, pair, points, frames, gaps, mu, H, blocks, complete)``.  When ``asked`` pairs are left to
     coal, the rows are empty and the first pass's ``k`` answers are in ``near_at`` ...
     ``points_at`` (:func:`near_pass`'s ``near, code, normal, gap, count, points``)."""
     m, near, code, normal, gap, count, points, asked = near_pass(
@@ -173,11 +175,13 @@ def step_pass(
             none,
             none,
             np.zeros((J.shape[1], 0)),
+            np.zeros((0, 2), dtype=np.int64),
+            False,
         )
-    pair, rows, frames, gaps, mu, H = row_pass(
+    pair, rows, frames, gaps, mu, H, blocks, complete = row_pass(
         code, normal, gap, count, points, near, first, second, pair_mu, parent, R, O, row0, robot, J, support
     )
-    return asked, k, m, pair, rows, frames, gaps, mu, H
+    return asked, k, m, pair, rows, frames, gaps, mu, H, blocks, complete
 
 
 @njit(cache=True, nogil=True)
@@ -208,9 +212,11 @@ def near_pass(
 
 @njit(cache=True, nogil=True)
 def row_pass(code, normal, gap, count, points, near, first, second, pair_mu, parent, R, O, row0, robot, J, support):
-    """Pass 2 (module docstring): ``(pair, points, frames, gaps, mu, H)``, each row's pair index
-    (into ``first``) and ``contact_rows``' rows, then ``H`` (``nv x 3 n``): the free bodies' columns,
-    then the robot links'."""
+    """Pass 2 (module docstring): ``(pair, points, frames, gaps, mu, H, blocks, complete)``, each row's
+    pair index (into ``first``) and ``contact_rows``' rows, then ``H`` (``nv x 3 n``): the free
+    bodies' columns, then the robot links'; ``blocks`` (n, 2) the first velocity row of each contact
+    side's free body (-1: not a free body), ``complete`` when no side is a robot link (``blocks``
+    then tells every row a contact's columns can fill)."""
     found = contact_rows(code, normal, gap, count, points, near, first, second, pair_mu)
     pair, geometries, rows, _, frames, gaps, mu = found
     n = pair.shape[0]
@@ -220,4 +226,15 @@ def row_pass(code, normal, gap, count, points, near, first, second, pair_mu, par
     H = np.zeros((J.shape[1], 3 * n))
     free_columns(H, R, O, row0, sides, rows, frames)
     link_columns(H, J, support, robot, sides, rows, frames)
-    return pair, rows, frames, gaps, mu, H
+    # each side's free-body rows (its 6 velocity rows hold all of the side's entries; -1: none), and
+    # whether that is every entry of H (no side on a robot link, whose columns follow its joints)
+    blocks = np.full((n, 2), -1, dtype=np.int64)
+    complete = True
+    for j in range(n):
+        for side in range(2):
+            ji = sides[j, side]
+            if row0[ji] >= 0:
+                blocks[j, side] = row0[ji]
+            elif robot[ji]:
+                complete = False
+    return pair, rows, frames, gaps, mu, H, blocks, complete

@@ -58,6 +58,7 @@ def solve_impulses(
     scheme: Any,
     r0: Any,
     thorough: bool = True,
+    blocks: np.ndarray | None = None,
 ) -> tuple[Result, np.ndarray | None, np.ndarray | None]:
     """The step's impulse problem on the columns ``cols`` of the contact Jacobian ``H`` (the active
     contacts' ``H_a``), certified: ``(result, v_{k+1}, r)`` (None when no point).
@@ -69,7 +70,8 @@ def solve_impulses(
     (:class:`~contactcp.problems.GlobalFrictionContactProblem`; ``W`` is not formed), by the
     global semismooth Newton warm-started from ``r0``, then again with a larger proximal term
     (:data:`RETRY_EPS`), else (when ``thorough``: a step that can no longer be halved) the default
-    chain.  The closer point when nothing is certified."""
+    chain.  The closer point when nothing is certified.  ``blocks``: the contacts' rows of ``H``
+    when known (:class:`~contactcp.simulate.stepping.systems.StepContacts`)."""
     if d == 3 and scheme.friction == "pyramid":
         return solve_pyramid(chol, H[:, cols], v_free, w, mu, scheme)
     global_only = scheme.method is not None and scheme.method not in methods_for(FrictionContactProblem)
@@ -81,7 +83,7 @@ def solve_impulses(
     # bodies falling together, could not be certified relative to itself)
     newton = None
     if scheme.method is None:  # on arrays when it can (solvers/cone/newton_global_direct), the same answer
-        prepared = prepare(chol, H, cols, 1, v_free, w, mu, d)
+        prepared = prepare(chol, H, cols, 1, v_free, w, mu, d, blocks, d)
         if prepared is not None:
             newton = _retried(lambda **eps: prepared.newton(scheme.tol, r0, **eps))
         if newton is not None and (newton.success or not thorough):

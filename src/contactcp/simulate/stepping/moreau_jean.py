@@ -286,7 +286,9 @@ def advance(
         r0 = None
         if any(x is not None for x in warm) and d == 3:
             r0 = np.concatenate([x if x is not None else np.zeros(d) for x in warm])
-        res, v_end, r_act = solve_impulses(M, chol, _f64(C.H), cols, v_free, w, C.mu[active], d, scheme, r0, thorough)
+        res, v_end, r_act = solve_impulses(
+            M, chol, _f64(C.H), cols, v_free, w, C.mu[active], d, scheme, r0, thorough, C.blocks
+        )
         status, iters, method = res.status, int(res.iterations), res.method
         residual = math.inf if res.residual is None else float(res.residual.value)
         if v_end is not None:
@@ -417,16 +419,17 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
             lam = small_lstsq(A, b)
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
-    return _lcp_correction(M, chol, C.H, C.dim, g_pred - target, dq, scheme, record)
+    return _lcp_correction(M, chol, C.H, C.dim, g_pred - target, dq, scheme, record, C.blocks)
 
 
-def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRecord) -> np.ndarray:
+def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRecord, blocks=None) -> np.ndarray:
     """``dq`` (the hit contacts' correction) and, if some contact's gap still falls short of its
     target by more than ``projection_tol`` (``need < -projection_tol``), the LCP's
     (:func:`_gap_lcp`; ``H`` the contacts' Jacobian, ``d`` columns a contact); the record notes the
     projection."""
     if (need < -scheme.projection_tol).any():
-        res, dl, record.projection_residual = _gap_lcp(M, chol, _f64(H), d, need, max(scheme.tol, PROJECTION_TOL))
+        tol = max(scheme.tol, PROJECTION_TOL)
+        res, dl, record.projection_residual = _gap_lcp(M, chol, _f64(H), d, need, tol, blocks)
         if not res.success:
             record.status = res.status if record.status is Status.SOLVED else record.status
             record.notes.append(f"position projection: {res.status.name} (residual {record.projection_residual:.3g})")
@@ -436,7 +439,7 @@ def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRe
     return dq
 
 
-def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
+def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, blocks=None):
     """``(result, dq, residual)``: ``dq = M^-1 H_N l`` with ``0 <= l _|_ H_N^T dq + need >= 0``
     (``H_N`` every ``d``-th column of ``H``, the normals) and the problem's residual.  Up to
     :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO` / 3 contacts the LCP in ``W_N``
@@ -445,7 +448,7 @@ def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
     150 ms a step on 50 boxes), by the global Newton (:func:`_gap_global`), else the LCP."""
     n = need.shape[0]
     if n > LOCAL_UP_TO // 3:
-        found = _gap_global(M, chol, H, d, need, tol)
+        found = _gap_global(M, chol, H, d, need, tol, blocks)
         if found is not None:
             return found
     Hn = H[:, ::d]
@@ -456,7 +459,7 @@ def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
     return res, (MinvHn @ res.x if res.x is not None else None), residual
 
 
-def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
+def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, blocks=None):
     """:func:`_gap_lcp`'s answer in global form, None when not certified.  First on the contacts
     within reach, ``need_j <= GAP_REACH max(-need)``: the others, open by more than the largest
     correction asked for (in a pile, contacts within the margin that do not touch), are left out
@@ -470,7 +473,7 @@ def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
     nv = H.shape[0]
     near = np.flatnonzero(need <= GAP_REACH * max(-need.min(), 0.0))
     if near.size < need.shape[0]:
-        res = _gap_newton(M, chol, H, d, need, near, tol)
+        res = _gap_newton(M, chol, H, d, need, near, tol, blocks)
         if res.success:
             dq = res.x[:nv]
             far = np.ones(need.shape[0], dtype=bool)
@@ -478,20 +481,21 @@ def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float):
             if (need[far] + H[:, d * np.flatnonzero(far)].T @ dq > 0).all():
                 return res, dq, float(res.residual.value)
     everyone = np.arange(need.shape[0])
-    res = _gap_newton(M, chol, H, d, need, everyone, tol)
+    res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks)
     if not res.success:  # once more, with a smaller proximal term (GAP_RETRY_EPS)
-        res = _gap_newton(M, chol, H, d, need, everyone, tol, eps=GAP_RETRY_EPS)
+        res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks, eps=GAP_RETRY_EPS)
     return (res, res.x[:nv], float(res.residual.value)) if res.success else None
 
 
-def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, **options):
+def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, blocks, **options):
     """The global Newton on the projection's problem of the contacts ``which``: ``H_N``'s columns
-    spread to every other one, each contact's tangential column zero."""
+    spread to every other one, each contact's tangential column zero (``blocks``: the contacts' rows
+    of ``H``, when known; :func:`~contactcp.solvers.cone.newton_global_direct.prepare`)."""
     nv = H.shape[0]
     w2 = np.zeros(2 * which.size)
     w2[0::2] = need[which]
     mu, cols = np.zeros(which.size), d * which
-    prepared = prepare(chol, H, cols, 2, None, w2, mu, 2)  # on arrays when it can, the same answer
+    prepared = prepare(chol, H, cols, 2, None, w2, mu, 2, blocks, d)  # on arrays when it can, the same answer
     res = None if prepared is None else prepared.newton(tol, **options)
     if res is None:
         problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(nv), w2, mu, 2, spread=2, cols=cols, solver=chol)

@@ -62,6 +62,9 @@ class StepContacts:
     mu: np.ndarray  # (n_c,)
     e: np.ndarray  # (n_c,)
     dim: int
+    #: (n_c, 2) when known: the first of the 6 velocity rows of each side's free body (-1: a fixed
+    #: side), the only rows a contact's columns of H fill (detect_step.step_contacts); else None
+    blocks: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -182,8 +185,10 @@ class SceneSystem:
         # the stepper's state is checked (the scene's at the start, then finite steps): detected
         # without detect_set's checks, within the margin plus twice what the fastest point covers
         speed = (self._g_first, self._g_arm, self._other_joints, self._other_arms)
-        names, bodies, points, frames, gap, mu, H = step_contacts(self.scene, _f64(v), float(h), self.margin, speed)
-        return StepContacts(names, bodies, points, frames, gap, H, mu, self._restitutions(bodies), 3)
+        names, bodies, points, frames, gap, mu, H, blocks = step_contacts(
+            self.scene, _f64(v), float(h), self.margin, speed
+        )
+        return StepContacts(names, bodies, points, frames, gap, H, mu, self._restitutions(bodies), 3, blocks)
 
     def _restitutions(self, bodies: list[tuple[str, str]]) -> np.ndarray:
         """Each contact's coefficient of restitution (the scene's pairs, else its default, else the

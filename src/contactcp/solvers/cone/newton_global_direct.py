@@ -29,7 +29,7 @@ import time
 import numpy as np
 from numba import njit
 
-from contactcp.problems._coulomb_global import columns_to_csr, global_residual, transpose_matvec
+from contactcp.problems._coulomb_global import blocks_to_csr, columns_to_csr, global_residual, transpose_matvec
 from contactcp.problems.friction_global import _NO_SHIFT, _row_most
 from contactcp.result import Residual, Result
 from contactcp.solvers.cone.kernels import desaxce_residual
@@ -190,17 +190,22 @@ class Prepared:
 
 def prepare(
     solver, H: np.ndarray, cols: np.ndarray, spread: int, shift: np.ndarray | None, w: np.ndarray, mu: np.ndarray,
-    d: int,
+    d: int, blocks: np.ndarray | None = None, per: int = 3,
 ) -> Prepared | None:  # fmt: skip
     """The problem :meth:`~contactcp.problems.GlobalFrictionContactProblem._derived` would pose from
     the same arguments (``f = 0``), as :class:`Prepared`; None when ``solver`` has no sparse inverse
     or finite CSR form, ``H``'s columns are not finite, or there are more than
-    :data:`~.newton_global.DENSE_UP_TO` velocities."""
+    :data:`~.newton_global.DENSE_UP_TO` velocities.  ``blocks``: where each contact's ``per``
+    columns of ``H`` have their entries (:class:`~contactcp.simulate.stepping.systems.StepContacts`'
+    ``blocks``), when known: only those rows are read
+    (:func:`~contactcp.problems._coulomb_global.blocks_to_csr`, the same arrays)."""
     if not getattr(solver, "finite", False) or H.shape[0] > DENSE_UP_TO or solver.inverse() is None:
         return None
-    Hp, Hi, Hx, finite, row_most, column_most, Htv = columns_to_csr(
-        H, cols, spread, _NO_SHIFT if shift is None else shift
-    )
+    v = _NO_SHIFT if shift is None else shift
+    if blocks is None:
+        Hp, Hi, Hx, finite, row_most, column_most, Htv = columns_to_csr(H, cols, spread, v)
+    else:
+        Hp, Hi, Hx, finite, row_most, column_most, Htv = blocks_to_csr(H, cols, spread, v, blocks, per)
     if not finite:
         return None
     w = np.array(w, dtype=float)
