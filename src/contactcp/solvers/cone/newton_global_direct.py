@@ -9,7 +9,9 @@ registry's option checks and the answer's velocity: on a 25-box pile about 180 u
 Newton iterations (a script timing the pieces, 500 steps), two calls a landing step, one at rest.
 
 Here the same arithmetic runs on the arrays: ``H``'s columns in CSR form by the same pass
-(:func:`~contactcp.problems._coulomb_global.columns_to_csr`), then one compiled call
+(:func:`~contactcp.problems._coulomb_global.columns_to_csr`; or, when the detection tells which rows
+each contact's columns fill, from those rows only, the same arrays:
+:func:`~contactcp.problems._coulomb_global.blocks_to_csr`), then one compiled call
 (:func:`prepared_newton`) that checks the start, builds what the steps need and runs the band
 path's iterations (:func:`~.newton_global_loop.newton_band`), then the velocity by the mass
 matrix's own solver and the certificate: the global problem's own measure
@@ -130,8 +132,9 @@ _LAST: tuple = (None, None)
 class Prepared:
     """A stepper's global problem as arrays (module docstring): ``M v = H r``, ``u = H^T v + w`` with
     ``H``'s column ``spread j`` the dense ``H[:, cols[j]]`` (the others zero) and ``w``'s rows
-    ``spread j`` shifted by ``H[:, cols]^T shift`` (as :meth:`~contactcp.problems.
-    GlobalFrictionContactProblem._derived` poses it).  Built by :func:`prepare`."""
+    ``spread j`` shifted by ``H[:, cols]^T shift`` (as
+    :meth:`~contactcp.problems.GlobalFrictionContactProblem._derived` poses it).  Built by
+    :func:`prepare`."""
 
     __slots__ = ("solver", "H", "M", "inv", "w", "q", "mu", "d", "qscale", "terms", "f", "n")
 
