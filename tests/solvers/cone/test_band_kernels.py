@@ -132,3 +132,66 @@ def test_rcm_order_is_a_permutation_that_narrows_the_band_as_scipys(seed):
     place[order] = np.arange(n)
     r, c = np.nonzero(chain)
     assert np.abs(place[r] - place[c]).max() == 1
+
+
+def _plain_cholesky(ab, kl):
+    """dpbtf2's loops without skipping zeros (the reference of the zero-skipping kernel)."""
+    n = ab.shape[1]
+    for j in range(n):
+        ab[0, j] = np.sqrt(ab[0, j])
+        kn = min(kl, n - 1 - j)
+        ab[1 : kn + 1, j] /= ab[0, j]
+        for c in range(1, kn + 1):
+            for r in range(c, kn + 1):
+                ab[r - c, j + c] -= ab[r, j] * ab[c, j]
+
+
+def _plain_lu(ab, kl, ipiv):
+    """dgbtf2's loops without skipping zero entries of L's columns (the kernel's reference)."""
+    n, kv, ju = ab.shape[1], 2 * kl, 0
+    for j in range(n):
+        km = min(kl, n - 1 - j)
+        p = int(np.argmax(np.abs(ab[kv : kv + km + 1, j])))
+        ipiv[j] = j + p
+        ju = max(ju, min(j + kl + p, n - 1))
+        if p:
+            for c in range(j, ju + 1):
+                a, b = kv + j - c, kv + j + p - c
+                ab[a, c], ab[b, c] = ab[b, c], ab[a, c]
+        if km > 0:
+            ab[kv + 1 : kv + km + 1, j] *= 1.0 / ab[kv, j]
+            for c in range(j + 1, ju + 1):
+                if ab[kv + j - c, c] != 0.0:
+                    for i in range(1, km + 1):
+                        ab[kv + j + i - c, c] -= ab[kv + i, j] * ab[kv + j - c, c]
+
+
+@pytest.mark.parametrize("general", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_skipping_zeros_leaves_every_entry_of_the_factors(general, seed):
+    """Bands filled sparsely, as a pile's reduced matrices in their band order (a row's profile
+    narrower than the band, zeros inside it): the factors and pivots with zeros skipped are the plain
+    loops' to the bit (an exact zero's sign aside: -0 == 0)."""
+    rng = np.random.default_rng(seed)
+    n, kl = 60, 12
+    K = np.diag(rng.uniform(2.0, 4.0, n)) * (1.0 if general else n)
+    for i in range(1, n):  # each row's profile: up to kl entries left of the diagonal, often fewer
+        for j in range(max(0, i - int(rng.integers(0, kl + 1)) // (1 + i % 3)), i):
+            K[i, j] = rng.standard_normal()
+            K[j, i] = K[i, j] if not general else rng.standard_normal()
+    if general:
+        ab, ipiv, ref_piv = dense_band_for_lapack(K, kl), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        ref = ab.copy(order="F")
+        assert band_lu(ab, kl, ipiv)
+        _plain_lu(ref, kl, ref_piv)
+        assert np.array_equal(ipiv, ref_piv)
+    else:
+        ab = np.zeros((kl + 1, n), order="F")
+        for j in range(n):
+            for i in range(j, min(n, j + kl + 1)):
+                ab[i - j, j] = K[i, j]
+        ref = ab.copy(order="F")
+        assert band_cholesky(ab, kl)
+        _plain_cholesky(ref, kl)
+    assert (ab == 0).sum() > ab.size // 4  # the zeros the kernel skipped
+    assert np.array_equal(ab, ref)

@@ -11,6 +11,14 @@ LAPACK's unblocked ones, the order of their operations kept:
   the first ``kl`` the room for the pivots' fill (``dgbtf2`` with ``ku = kl``, then ``dgbtrs``);
 * :func:`rcm_order`: the reverse Cuthill–McKee order that puts the matrix in a narrow band.
 
+Both factorisations skip what zeros make idle: a column's entries at the end of
+the band that are zero, and the updates by a zero entry.  Each skipped operation would subtract a
+product with a zero factor, which leaves every nonzero entry as it is (only the sign of an entry that
+is exactly zero could differ), so the factors are LAPACK's to the bit otherwise.  The reduced matrices
+of a pile fill their band sparsely: in the reverse Cuthill–McKee order of a 25-box pile's steps a
+row's profile is 5-12 entries wide on average in a band of 11-39 (a script on the matrices of four
+steps).
+
 The tests check both against dense solves on random band matrices, well and badly conditioned.
 """
 
@@ -36,12 +44,15 @@ def band_cholesky(ab, kl):
         ajj = math.sqrt(ajj)
         ab[0, j] = ajj
         kn = min(kl, n - 1 - j)
+        while kn > 0 and ab[kn, j] == 0.0:  # the column's zeros at the band's end (module docstring)
+            kn -= 1
         for i in range(1, kn + 1):
             ab[i, j] /= ajj
         for c in range(1, kn + 1):  # the trailing block's lower triangle, less x x^T
             xc = ab[c, j]
-            for r in range(c, kn + 1):
-                ab[r - c, j + c] -= ab[r, j] * xc
+            if xc != 0.0:
+                for r in range(c, kn + 1):
+                    ab[r - c, j + c] -= ab[r, j] * xc
     return True
 
 
@@ -70,6 +81,8 @@ def band_lu(ab, kl, ipiv):
     ju = 0
     for j in range(n):
         km = min(kl, n - 1 - j)
+        while km > 0 and ab[kv + km, j] == 0.0:  # the column's zeros at the band's end (module docstring)
+            km -= 1
         p = 0  # the first largest entry of the column, on and below the diagonal
         big = abs(ab[kv, j])
         for i in range(1, km + 1):
