@@ -85,7 +85,7 @@ def solve_impulses(
     if scheme.method is None:  # on arrays when it can (solvers/cone/newton_global_direct), the same answer
         prepared = prepare(chol, H, cols, 1, v_free, w, mu, d, blocks, d)
         if prepared is not None:
-            newton = _retried(lambda **eps: prepared.newton(scheme.tol, r0, **eps))
+            newton = _retried(lambda **options: prepared.newton(scheme.tol, r0, **options))
         if newton is not None and (newton.success or not thorough):
             return _velocity(newton, v_free, M.shape[0])
     problem = GlobalFrictionContactProblem._derived(
@@ -95,7 +95,7 @@ def solve_impulses(
         res = solve(problem, scheme.method, tol=scheme.tol)
     else:
         if newton is None:
-            newton = _retried(lambda **eps: solve(problem, "newton-global", tol=scheme.tol, r0=r0, **eps))
+            newton = _retried(lambda **options: solve(problem, "newton-global", tol=scheme.tol, r0=r0, **options))
         res = _closer(newton, problem, None, scheme.tol) if thorough else newton
     return _velocity(res, v_free, M.shape[0])
 
