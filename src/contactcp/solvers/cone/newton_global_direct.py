@@ -37,7 +37,14 @@ from contactcp.result import Residual, Result
 from contactcp.solvers.cone.kernels import desaxce_residual
 from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY
 from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, SOLVED, newton_band
-from contactcp.solvers.cone.woodbury_kernels import band_order, csr_columns, csr_symmetric, w_diagonal, w_matvec
+from contactcp.solvers.cone.woodbury_kernels import (
+    band_order,
+    csr_columns,
+    csr_matvec,
+    csr_symmetric,
+    w_diagonal,
+    w_matvec,
+)
 from contactcp.solvers.registry import Raw, certify
 
 __all__ = ["prepare", "Prepared", "prepared_newton", "NO_BAND"]
@@ -96,19 +103,6 @@ def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, 
     return newton_band(
         band, (Cp, Ci, Cx), H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo, memory
     )
-
-
-@njit(cache=True, nogil=True)
-def csr_matvec(Ap, Ai, Ax, x):
-    """``A x`` for ``A`` in CSR form, each row summed in order from zero (scipy's ``A @ x``)."""
-    n = Ap.shape[0] - 1
-    out = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for p in range(Ap[i], Ap[i + 1]):
-            acc += Ax[p] * x[Ai[p]]
-        out[i] = acc
-    return out
 
 
 def _arrays(solver) -> tuple:
