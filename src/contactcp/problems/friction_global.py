@@ -86,6 +86,22 @@ def _row_most(M: sp.csr_matrix) -> int:
 
 
 _LAST_ROW_MOST: tuple = (None, 0)
+
+
+def global_measure(M: tuple, H: tuple, x, f, w, q, mu, d: int, mu_max: float, terms: tuple):
+    """``(Residual, u)``: the certified measure of ``x = (v, r)`` on a global problem's arrays (``M``,
+    ``H`` as CSR ``(indptr, indices, data)``; ``terms`` the rounding bounds' term counts), by
+    :func:`~contactcp.problems._coulomb_global.global_residual`; an infinite residual and ``u``
+    None when ``x`` is not finite or a product overflowed.  The problem's own measure
+    (:meth:`GlobalFrictionContactProblem.residual`) and the time stepper's problems on arrays
+    (:class:`~contactcp.solvers.cone.newton_global_direct.Prepared`) both measure with it."""
+    finite, value, nat, cone, dual, comp, eq, scale, u = global_residual(*M, *H, x, f, w, q, mu, d, mu_max, *terms)
+    if not finite:
+        inf = math.inf
+        return Residual(inf, inf, inf, inf, inf, inf, 1.0), None
+    return Residual(value, nat, cone, dual, comp, eq, scale), u
+
+
 #: no shift (:meth:`GlobalFrictionContactProblem._derived`)
 _NO_SHIFT = np.zeros(0)
 
@@ -266,18 +282,14 @@ class GlobalFrictionContactProblem(Problem):
         if x.shape != (self.size,):
             raise InvalidProblemError("x", f"solver returned length {x.size}, expected {self.size}")
         M, H = self.M, self.H
-        row_terms, col_terms = self._terms
-        finite, value, nat, cone, dual, comp, eq, scale, u = global_residual(
-            M.indptr, M.indices, M.data, H.indptr, H.indices, H.data, x, self.f, self.w, self.q,
-            self.mu, self.dim, self._mu_max, row_terms, col_terms,
+        residual, u = global_measure(
+            (M.indptr, M.indices, M.data), (H.indptr, H.indices, H.data), x, self.f, self.w, self.q,
+            self.mu, self.dim, self._mu_max, self._terms,
         )  # fmt: skip
-        if not finite:
-            inf = math.inf
-            if not np.all(np.isfinite(x)):
-                return Residual(inf, inf, inf, inf, inf, inf, 1.0), np.full(self.w.shape[0], np.nan)
+        if u is None and np.all(np.isfinite(x)):  # a product overflowed
             with np.errstate(over="ignore", invalid="ignore"):
-                return Residual(inf, inf, inf, inf, inf, inf, 1.0), self.H.T @ x[: self.n_v] + self.w
-        return Residual(value, nat, cone, dual, comp, eq, scale), u
+                return residual, self.H.T @ x[: self.n_v] + self.w
+        return residual, (np.full(self.w.shape[0], np.nan) if u is None else u)
 
     def __repr__(self) -> str:
         return f"GlobalFrictionContactProblem(n_v={self.n_v}, n_c={self.n_c}, dim={self.dim})"

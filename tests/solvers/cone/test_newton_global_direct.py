@@ -16,7 +16,8 @@ from contactcp.scenarios.piles import box_stack, sphere_pile
 from contactcp.simulate.stepping.mass import DenseCholesky
 from contactcp.solvers.cone import newton_global_direct
 from contactcp.solvers.cone.newton_global import _setup, block_rho
-from contactcp.solvers.cone.newton_global_direct import block_rho_of, prepare
+from contactcp.solvers.cone.newton_global_direct import prepare
+from contactcp.solvers.cone.newton_global_loop import block_rho_of
 from support.paths import DATA
 
 

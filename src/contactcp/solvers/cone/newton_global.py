@@ -21,7 +21,8 @@ formed:
 
 When ``M^{-1}`` is sparse (rigid bodies) and ``M + H Y`` is a band in a bandwidth-reducing order
 (:func:`_band_order`), the whole iteration is one compiled call
-(:func:`~.newton_global_loop.newton_band`); the loop here takes the other cases.
+(:func:`~.newton_global_loop.prepared_newton`, which the time stepper's problems on arrays run too:
+:mod:`~.newton_global_direct`); the loop here takes the other cases.
 
 The answer ``x = (v, r)``, ``v = M^{-1}(H r + f)``, is certified by the registry with the global
 problem's own residual (equilibrium row by row and Coulomb's law), like every global method.  This
@@ -43,10 +44,12 @@ from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
 from contactcp.solvers.cone.newton_global_loop import (
     ITERATION_LIMIT,
     LINE_SEARCH,
+    NO_BAND,
     SINGULAR,
     SOLVED,
     band_step,
-    newton_band,
+    block_rho_of,
+    prepared_newton,
 )
 from contactcp.solvers.cone.woodbury_kernels import (
     band_order,
@@ -96,10 +99,7 @@ def block_rho(problem: GlobalFrictionContactProblem, MinvH: sp.spmatrix | None =
     d = problem.dim
     if diag is None:
         diag = np.asarray(problem.H.multiply(MinvH).sum(axis=0)).reshape(-1)
-    tr = np.abs(diag).reshape(-1, d).sum(axis=1)
-    pos = tr[tr > 0]
-    floor = pos.mean() * 1e-8 if pos.size else 1.0
-    return d / np.maximum(tr, floor)
+    return block_rho_of(np.ascontiguousarray(diag, dtype=np.float64), d)
 
 
 def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, phi: np.ndarray, eps: float, dense=None):
@@ -147,17 +147,23 @@ def _reduced_step(problem, HT: sp.csr_matrix, D: np.ndarray, rho: np.ndarray, ph
     return dr if np.all(np.isfinite(dr)) else None
 
 
-def _setup(problem: GlobalFrictionContactProblem):
+def csr64(A: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``A``'s CSR arrays with int64 indices and float64 values, as the compiled kernels take them."""
+    return A.indptr.astype(np.int64), A.indices.astype(np.int64), np.ascontiguousarray(A.data, dtype=np.float64)
+
+
+def _setup(problem: GlobalFrictionContactProblem, order: bool = True):
     """``(rho, dense, H^T)`` of :func:`newton_global`'s steps (see :func:`_reduced_step`; ``H^T`` only
-    for the sparse path).  On the dense path with ``M^{-1}`` sparse (rigid bodies), ``diag(W)`` is one
-    compiled pass (:func:`~.woodbury_kernels.w_diagonal`: 0.8 ms of scipy products before, per step
-    of a 25-box pile)."""
+    for the sparse path; ``order``: try the band order, else factor dense).  On the dense path with
+    ``M^{-1}`` sparse (rigid bodies), ``diag(W)`` is one compiled pass
+    (:func:`~.woodbury_kernels.w_diagonal`: 0.8 ms of scipy products before, per step of a 25-box
+    pile)."""
     if problem.n_v > DENSE_UP_TO:
         MinvH = problem.solver.solve_sparse(problem.H).tocsr()
         return block_rho(problem, MinvH), None, sp.csr_matrix(problem.H.T)
     H = problem.H
     Hp, Hi, Hx = csr_columns(H.indptr, H.indices, H.data, H.shape[1])
-    band = _band_order(problem.M, Hp, Hi, problem.dim)
+    band = _band_order(problem.M, Hp, Hi, problem.dim) if order else None
     dense = (None if band is not None else problem.M.toarray(), Hp, Hi, Hx, band)
     inv = problem.solver.inverse()
     if inv is None:
@@ -246,19 +252,21 @@ def newton_global(
             return w_matvec(H.indptr, H.indices, H.data, inv.indptr, inv.indices, inv.data, x)
         return transpose_matvec(H.indptr, H.indices, H.data, problem.solver.solve(H @ x), zero)
 
-    u = velocity_terms(r) + q
     # what the Newton steps need, built at the first step (a warm start that is already a solution,
     # a time step at rest, needs none of it)
     rho = dense = HT = None
     # aim below tol: the registry's global residual adds the rounding of v and u to the local measure
     aim = 0.5 * tol
-    if inv is not None and problem.n_v <= DENSE_UP_TO and desaxce_residual(r, u, mu, d) / qscale > aim:
-        rho, dense, HT = _setup(problem)
-        if dense[4] is not None:  # the band path: the whole iteration compiled (newton_global_loop)
-            r, u, outcome, it, shrinks = newton_band(
-                dense[4], dense[1:4], (H.indptr, H.indices, H.data), (inv.indptr, inv.indices, inv.data),
-                r, u, mu, rho, d, qscale, tol, max_iter, eps, EPS_FLOOR, armijo, memory,
-            )  # fmt: skip
+    ordered = False  # the band order was tried, and refused (prepared_newton's NO_BAND)
+    if inv is None or problem.n_v > DENSE_UP_TO:
+        u = velocity_terms(r) + q
+    else:  # the band path, the whole iteration compiled (newton_global_loop.prepared_newton); no band: below
+        r, u, outcome, it, shrinks = prepared_newton(
+            csr64(H), csr64(problem.M), csr64(inv), q, mu, d, r, qscale, tol, max_iter, eps, EPS_FLOOR,
+            armijo, memory, float(BAND_FLOPS),
+        )  # fmt: skip
+        ordered = outcome == NO_BAND
+        if not ordered:
             status, msg = _OUTCOMES[outcome]
             if outcome == ITERATION_LIMIT:
                 msg = msg.format(max_iter)
@@ -279,7 +287,7 @@ def newton_global(
                 rho, shrinks, since_best, ls_fail = rho * 0.1, shrinks + 1, 0, 0
                 merits = []
         if rho is None:
-            rho, dense, HT = _setup(problem)
+            rho, dense, HT = _setup(problem, order=not ordered)
         phi, D = ac_phi_D(r, u, mu, rho, d, True)
         theta = 0.5 * phi @ phi
         merits = (merits + [theta])[-memory:]

@@ -12,8 +12,8 @@ Here the same arithmetic runs on the arrays: ``H``'s columns in CSR form by the 
 (:func:`~contactcp.problems._coulomb_global.columns_to_csr`; or, when the detection tells which rows
 each contact's columns fill, from those rows only, the same arrays:
 :func:`~contactcp.problems._coulomb_global.blocks_to_csr`), then one compiled call
-(:func:`prepared_newton`) that checks the start, builds what the steps need and runs the band
-path's iterations (:func:`~.newton_global_loop.newton_band`), then the velocity by the mass
+(:func:`~.newton_global_loop.prepared_newton`, the registry's ``newton-global`` runs the same) that
+checks the start, builds what the steps need and runs the band path's iterations, then the velocity by the mass
 matrix's own solver and the certificate: the global problem's own measure
 (:func:`~contactcp.problems._coulomb_global.global_residual`, on the same arrays and term counts as
 the problem's) through the registry's :func:`~contactcp.solvers.registry.certify`, status rules
@@ -25,98 +25,27 @@ or :meth:`Prepared.newton` gives None and the caller takes the registry's way.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
-from numba import njit
 
-from contactcp.problems._coulomb_global import blocks_to_csr, columns_to_csr, global_residual, transpose_matvec
-from contactcp.problems.friction_global import _NO_SHIFT, _row_most
+from contactcp.problems._coulomb_global import blocks_to_csr, columns_to_csr, transpose_matvec
+from contactcp.problems.friction_global import _NO_SHIFT, _row_most, global_measure
 from contactcp.result import Residual, Result
-from contactcp.solvers.cone.kernels import desaxce_residual
-from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY
-from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, SOLVED, newton_band
-from contactcp.solvers.cone.woodbury_kernels import (
-    band_order,
-    csr_columns,
-    csr_matvec,
-    csr_symmetric,
-    w_diagonal,
-    w_matvec,
-)
+from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY, csr64
+from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, NO_BAND, prepared_newton
+from contactcp.solvers.cone.woodbury_kernels import csr_matvec
 from contactcp.solvers.registry import Raw, certify
 
-__all__ = ["prepare", "Prepared", "prepared_newton", "NO_BAND"]
-
-#: :func:`prepared_newton`'s outcome when the reduced matrix is not a band (the others are
-#: :func:`~.newton_global_loop.newton_band`'s)
-NO_BAND = -1
-
-
-@njit(cache=True, nogil=True)
-def block_rho_of(diag, d):
-    """:func:`~.newton_global.block_rho` from ``diag(W)``: ``rho_i = d / max(trace(W_ii), floor)``,
-    ``floor`` 1e-8 of the mean positive trace (summed in order; numpy's mean sums pairwise, so the two
-    can differ in the last bit of ``floor``, which counts only for a contact whose trace is below it)."""
-    n_c = diag.shape[0] // d
-    tr = np.empty(n_c)
-    total, count = 0.0, 0
-    for i in range(n_c):
-        s = 0.0
-        for k in range(d):  # numpy's sum over a row of d entries: in order
-            s += abs(diag[i * d + k])
-        tr[i] = s
-        if s > 0.0:
-            total += s
-            count += 1
-    floor = total / count * 1e-8 if count else 1.0
-    rho = np.empty(n_c)
-    for i in range(n_c):
-        rho[i] = d / max(tr[i], floor)
-    return rho
-
-
-@njit(cache=True, nogil=True)
-def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops):
-    """:func:`~.newton_global.newton_global` on its band path, from arrays: ``H_csr`` the problem's
-    ``H`` (``n x m``), ``M_csr`` its mass matrix, ``inv`` ``M^{-1}`` (all CSR, int64 indices), ``q``
-    the local ``q`` (``f = 0``: ``w``), ``r`` the start.  Returns ``(r, u, outcome, iterations,
-    rho's shrinks)``: ``SOLVED`` with 0 iterations when the start is already within half of ``tol``
-    (the registry's measure adds ``v``'s and ``u``'s rounding); :data:`NO_BAND` when the reduced
-    matrix's half-bandwidth ``kl`` has ``flops kl^2 >= n^2`` (:func:`~.newton_global._band_order`)."""
-    Hp, Hi, Hx = H_csr
-    Mp, Mi, Mx = M_csr
-    Ip, Ii, Ix = inv
-    n, m = Mp.shape[0] - 1, q.shape[0]
-    u = w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, r)
-    for j in range(m):
-        u[j] += q[j]
-    if desaxce_residual(r, u, mu, d) / qscale <= 0.5 * tol:
-        return r, u, SOLVED, 0, 0
-    Cp, Ci, Cx = csr_columns(Hp, Hi, Hx, m)
-    rho = block_rho_of(w_diagonal(Cp, Ci, Cx, Ip, Ii, Ix, n), d)
-    iperm, kl = band_order(Mp, Mi, Cp, Ci, d, n)
-    if flops * kl * kl >= n * n:
-        return r, u, NO_BAND, 0, 0
-    band = (Mp, Mi, Mx, iperm, kl, not csr_symmetric(Mp, Mi, Mx))
-    return newton_band(
-        band, (Cp, Ci, Cx), H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo, memory
-    )
+__all__ = ["prepare", "Prepared"]
 
 
 def _arrays(solver) -> tuple:
-    """``(M, M^-1, most entries in a row of M)`` of a block solver, the matrices as CSR arrays with
-    int64 indices (kept for the last solver: a time stepper's, step after step)."""
+    """``(M, M^-1, most entries in a row of M)`` of a block solver, the matrices as the kernels take
+    them (:func:`~.newton_global.csr64`; kept for the last solver: a time stepper's, step after step)."""
     global _LAST
     if _LAST[0] is not solver:
-        M, inv = solver.csr, solver.inverse()
-        arrays = (
-            (M.indptr.astype(np.int64), M.indices.astype(np.int64), np.ascontiguousarray(M.data, dtype=np.float64)),
-            (inv.indptr.astype(np.int64), inv.indices.astype(np.int64), inv.data),
-            _row_most(M),
-        )
-        _LAST = (solver, arrays)
+        _LAST = (solver, (csr64(solver.csr), csr64(solver.inverse()), _row_most(solver.csr)))
     return _LAST[1]
 
 
@@ -172,17 +101,12 @@ class Prepared:
         return certify(self, raw, tol, "newton-global", time.perf_counter() - t0)
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
-        """The global problem's own measure of ``x = (v, r)``
-        (:meth:`~contactcp.problems.GlobalFrictionContactProblem._certify`)."""
-        finite, value, nat, cone, dual, comp, eq, scale, u = global_residual(
-            *self.M, *self.H, x, self.f, self.w, self.q, self.mu, self.d,
-            float(self.mu.max(initial=0.0)), *self.terms,
-        )  # fmt: skip
-        if not finite:
-            return Residual(math.inf, math.inf, math.inf, math.inf, math.inf, math.inf, 1.0), np.full(
-                self.w.shape[0], np.nan
-            )
-        return Residual(value, nat, cone, dual, comp, eq, scale), u
+        """The global problem's own measure of ``x = (v, r)``, as the problem takes it
+        (:func:`~contactcp.problems.friction_global.global_measure`)."""
+        residual, u = global_measure(
+            self.M, self.H, x, self.f, self.w, self.q, self.mu, self.d, float(self.mu.max(initial=0.0)), self.terms
+        )
+        return residual, (np.full(self.w.shape[0], np.nan) if u is None else u)
 
 
 def prepare(

@@ -21,12 +21,31 @@ from numba import njit
 
 from contactcp.solvers.cone.band_kernels import band_cholesky, band_cholesky_solve, band_lu, band_lu_solve
 from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
-from contactcp.solvers.cone.woodbury_kernels import w_matvec, woodbury_back, woodbury_band
+from contactcp.solvers.cone.woodbury_kernels import (
+    band_order,
+    csr_columns,
+    csr_symmetric,
+    w_diagonal,
+    w_matvec,
+    woodbury_back,
+    woodbury_band,
+)
 
-__all__ = ["newton_band", "band_step", "SOLVED", "ITERATION_LIMIT", "SINGULAR", "LINE_SEARCH"]
+__all__ = [
+    "newton_band",
+    "prepared_newton",
+    "block_rho_of",
+    "band_step",
+    "SOLVED",
+    "ITERATION_LIMIT",
+    "SINGULAR",
+    "LINE_SEARCH",
+    "NO_BAND",
+]
 
-#: :func:`newton_band`'s outcomes
+#: :func:`newton_band`'s outcomes, and :func:`prepared_newton`'s when the reduced matrix is not a band
 SOLVED, ITERATION_LIMIT, SINGULAR, LINE_SEARCH = range(4)
+NO_BAND = -1
 
 
 @njit(cache=True, nogil=True)
@@ -108,3 +127,54 @@ def newton_band(band, H_csc, H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter
     if desaxce_residual(r, u, mu, d) / qscale <= tol:  # the last step landed within tol
         outcome = SOLVED
     return r, u, outcome, it, shrinks
+
+
+@njit(cache=True, nogil=True)
+def block_rho_of(diag, d):
+    """``rho_i = d / max(trace(W_ii), floor)`` from ``diag(W)`` (:func:`~.newton_global.block_rho`),
+    ``floor`` 1e-8 of the mean positive trace, ``1`` when none is positive; sums in order."""
+    n_c = diag.shape[0] // d
+    tr = np.empty(n_c)
+    total, count = 0.0, 0
+    for i in range(n_c):
+        s = 0.0
+        for k in range(d):
+            s += abs(diag[i * d + k])
+        tr[i] = s
+        if s > 0.0:
+            total += s
+            count += 1
+    floor = total / count * 1e-8 if count else 1.0
+    rho = np.empty(n_c)
+    for i in range(n_c):
+        rho[i] = d / max(tr[i], floor)
+    return rho
+
+
+@njit(cache=True, nogil=True)
+def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops):
+    """The global Newton's band path from its arrays (:func:`~.newton_global.newton_global` and the
+    stepper's :mod:`~.newton_global_direct` both run it): ``H_csr`` the problem's ``H`` (``n x m``),
+    ``M_csr`` its mass matrix, ``inv`` ``M^{-1}`` (all CSR, int64 indices), ``q`` the local ``q``,
+    ``r`` the start.  Returns ``(r, u, outcome, iterations, rho's shrinks)``: ``SOLVED`` with 0
+    iterations when the start is already within half of ``tol`` (the registry's measure adds ``v``'s
+    and ``u``'s rounding); :data:`NO_BAND` when the reduced matrix's half-bandwidth ``kl`` has
+    ``flops kl^2 >= n^2`` (:func:`~.newton_global._band_order`); else :func:`newton_band`'s."""
+    Hp, Hi, Hx = H_csr
+    Mp, Mi, Mx = M_csr
+    Ip, Ii, Ix = inv
+    n, m = Mp.shape[0] - 1, q.shape[0]
+    u = w_matvec(Hp, Hi, Hx, Ip, Ii, Ix, r)
+    for j in range(m):
+        u[j] += q[j]
+    if desaxce_residual(r, u, mu, d) / qscale <= 0.5 * tol:
+        return r, u, SOLVED, 0, 0
+    Cp, Ci, Cx = csr_columns(Hp, Hi, Hx, m)
+    rho = block_rho_of(w_diagonal(Cp, Ci, Cx, Ip, Ii, Ix, n), d)
+    iperm, kl = band_order(Mp, Mi, Cp, Ci, d, n)
+    if flops * kl * kl >= n * n:
+        return r, u, NO_BAND, 0, 0
+    band = (Mp, Mi, Mx, iperm, kl, not csr_symmetric(Mp, Mi, Mx))
+    return newton_band(
+        band, (Cp, Ci, Cx), H_csr, inv, r, u, mu, rho, d, qscale, tol, max_iter, eps, eps_floor, armijo, memory
+    )
