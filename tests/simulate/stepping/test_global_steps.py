@@ -167,7 +167,7 @@ def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monke
         if "eps" not in options:
             options["max_iter"] = 1
         res = real(prepared, tol, r0, **options)
-        if prepared.d == 2:
+        if prepared.d == 1:  # the projection (one normal column a contact)
             calls.append((options.get("eps"), res.success))
         return res
 
@@ -243,8 +243,8 @@ def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach
 
     def spy(prepared, tol, r0=None, **options):  # the projection's Newton, on arrays
         res = real(prepared, tol, r0, **options)
-        if prepared.d == 2:
-            sizes.append((prepared.w.size // 2, res.success))
+        if prepared.d == 1:  # the projection (one normal column a contact)
+            sizes.append((prepared.w.size, res.success))
         return res
 
     monkeypatch.setattr(Prepared, "newton", spy)

@@ -82,6 +82,33 @@ def test_shifted_and_spread_problems_are_the_registrys(seed):
         _same(prepared.newton(1e-8, **options), ccp.solve(problem, "newton-global", tol=1e-8, **options))
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_one_dimensional_projection_is_the_spread_problems_iteration(seed):
+    """The stepper's position projection in one dimension (a normal column per contact, rho twice
+    the registry's 1 / W_ii: moreau_jean._gap_newton) against the registry's two-dimensional form
+    of it (the normal columns spread to every other one, frictionless): the same iterations, status
+    and correction to the bit, the normal multipliers the same and the tangential ones zero; the
+    certified measures agree but for the rounding bound's count of unknowns."""
+    p = box_stack(8, columns=3, seed=seed)
+    H = np.ascontiguousarray(p.H.toarray())
+    need = np.random.default_rng(seed).normal(scale=1e-4, size=p.w.size // 3)
+    need[need > 0] *= 10.0  # most contacts open, some short of their gap
+    cols, solver = np.arange(0, H.shape[1], 3), BlockSolver.of(p.M)
+    flat = prepare(solver, H, cols, 1, None, need, np.zeros(need.size), 1, rho_scale=2.0)
+    w2 = np.zeros(2 * need.size)
+    w2[0::2] = need
+    problem = GlobalFrictionContactProblem._derived(
+        p.M, H, np.zeros(p.n_v), w2, np.zeros(need.size), 2, spread=2, cols=cols, solver=solver
+    )
+    for options in ({}, {"eps": 1e-5}):
+        one, two = flat.newton(1e-8, **options), ccp.solve(problem, "newton-global", tol=1e-8, **options)
+        assert one.success and two.success and one.iterations == two.iterations > 0
+        np.testing.assert_array_equal(one.x[: p.n_v], two.x[: p.n_v])
+        np.testing.assert_array_equal(one.x[p.n_v :], two.x[p.n_v :: 2])
+        assert not two.x[p.n_v + 1 :: 2].any()
+        assert one.residual.value == pytest.approx(two.residual.value, rel=1e-12)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**16), n=st.integers(2, 6), tol=st.sampled_from([1e-6, 1e-10]))
 def test_random_stacks_and_piles_match_the_registry(seed, n, tol):

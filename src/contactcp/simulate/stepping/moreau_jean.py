@@ -444,7 +444,7 @@ def _gap_lcp(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, block
     (``H_N`` every ``d``-th column of ``H``, the normals) and the problem's residual.  Up to
     :data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO` / 3 contacts the LCP in ``W_N``
     (dense); above, the same problem in global form, a frictionless contact problem (``mu = 0``,
-    each contact's tangential column zero; ``W_N`` is singular in a pile and the LCP chain spent
+    a normal column a contact: :func:`_gap_newton`; ``W_N`` is singular in a pile and the LCP chain spent
     150 ms a step on 50 boxes), by the global Newton (:func:`_gap_global`), else the LCP."""
     n = need.shape[0]
     if n > LOCAL_UP_TO // 3:
@@ -488,16 +488,22 @@ def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, bl
 
 
 def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, blocks, **options):
-    """The global Newton on the projection's problem of the contacts ``which``: ``H_N``'s columns
-    spread to every other one, each contact's tangential column zero (``blocks``: the contacts' rows
-    of ``H``, when known; :func:`~contactcp.solvers.cone.newton_global_direct.prepare`)."""
+    """The global Newton on the projection's problem of the contacts ``which``, a normal column each
+    (one-dimensional: :func:`~contactcp.solvers.cone.newton_global_direct.prepare`, ``blocks`` the
+    contacts' rows of ``H`` when known), with ``rho`` twice the registry's ``1 / W_ii``.  Where that
+    path does not apply, the registry's ``newton-global`` on the same problem as a two-dimensional
+    one (the class's least dimension): ``H_N``'s columns spread to every other one, each contact's
+    tangential column zero.  The two are the same iteration to the bit: the tangential rows stay zero
+    and add zeros, and ``rho = 2 / W_ii`` is the two-dimensional rule's ``d / trace`` (1 / W_ii took
+    6.5 iterations a projection where 2 / W_ii took 6.3, on 500 steps of a 25-box pile; the
+    one-dimensional form's assembly took 20 us where the other's took 29, at 143 contacts)."""
     nv = H.shape[0]
-    w2 = np.zeros(2 * which.size)
-    w2[0::2] = need[which]
     mu, cols = np.zeros(which.size), d * which
-    prepared = prepare(chol, H, cols, 2, None, w2, mu, 2, blocks, d)  # on arrays when it can, the same answer
+    prepared = prepare(chol, H, cols, 1, None, need[which], mu, 1, blocks, d, rho_scale=2.0)
     res = None if prepared is None else prepared.newton(tol, **options)
     if res is None:
+        w2 = np.zeros(2 * which.size)
+        w2[0::2] = need[which]
         problem = GlobalFrictionContactProblem._derived(M, H, np.zeros(nv), w2, mu, 2, spread=2, cols=cols, solver=chol)
         res = solve(problem, "newton-global", tol=tol, **options)
     return res

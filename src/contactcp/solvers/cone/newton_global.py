@@ -263,7 +263,7 @@ def newton_global(
     else:  # the band path, the whole iteration compiled (newton_global_loop.prepared_newton); no band: below
         r, u, outcome, it, shrinks = prepared_newton(
             csr64(H), csr64(problem.M), csr64(inv), q, mu, d, r, qscale, tol, max_iter, eps, EPS_FLOOR,
-            armijo, memory, float(BAND_FLOPS),
+            armijo, memory, float(BAND_FLOPS), 1.0,
         )  # fmt: skip
         ordered = outcome == NO_BAND
         if not ordered:

@@ -59,10 +59,13 @@ class Prepared:
     :meth:`~contactcp.problems.GlobalFrictionContactProblem._derived` poses it).  Built by
     :func:`prepare`."""
 
-    __slots__ = ("solver", "H", "M", "inv", "w", "q", "mu", "d", "qscale", "terms", "f", "n")
+    __slots__ = ("solver", "H", "M", "inv", "w", "q", "mu", "d", "qscale", "terms", "f", "n", "rho_scale")
 
-    def __init__(self, solver, H_csr, w: np.ndarray, mu: np.ndarray, d: int, most: tuple[int, int]):
+    def __init__(
+        self, solver, H_csr, w: np.ndarray, mu: np.ndarray, d: int, most: tuple[int, int], rho_scale: float = 1.0
+    ):  # fmt: skip
         self.solver, self.H, self.w, self.mu, self.d = solver, H_csr, w, mu, int(d)
+        self.rho_scale = float(rho_scale)
         self.M, self.inv, row_most = _arrays(solver)
         self.n = solver.n
         self.f = np.zeros(self.n)
@@ -86,7 +89,7 @@ class Prepared:
         try:
             r, u, outcome, it, shrinks = prepared_newton(
                 self.H, self.M, self.inv, self.q, self.mu, self.d, r, self.qscale, float(tol), int(max_iter),
-                float(eps), EPS_FLOOR, float(armijo), int(memory), float(BAND_FLOPS),
+                float(eps), EPS_FLOOR, float(armijo), int(memory), float(BAND_FLOPS), self.rho_scale,
             )  # fmt: skip
         except ValueError:  # an entry outside the band: the registry's run reports it
             return None
@@ -111,7 +114,7 @@ class Prepared:
 
 def prepare(
     solver, H: np.ndarray, cols: np.ndarray, spread: int, shift: np.ndarray | None, w: np.ndarray, mu: np.ndarray,
-    d: int, blocks: np.ndarray | None = None, per: int = 3,
+    d: int, blocks: np.ndarray | None = None, per: int = 3, rho_scale: float = 1.0,
 ) -> Prepared | None:  # fmt: skip
     """The problem :meth:`~contactcp.problems.GlobalFrictionContactProblem._derived` would pose from
     the same arguments (``f = 0``), as :class:`Prepared`; None when ``solver`` has no sparse inverse
@@ -119,7 +122,10 @@ def prepare(
     :data:`~.newton_global.DENSE_UP_TO` velocities.  ``blocks``: where each contact's ``per``
     columns of ``H`` have their entries (:class:`~contactcp.simulate.stepping.systems.StepContacts`'
     ``blocks``), when known: only those rows are read
-    (:func:`~contactcp.problems._coulomb_global.blocks_to_csr`, the same arrays)."""
+    (:func:`~contactcp.problems._coulomb_global.blocks_to_csr`, the same arrays).  ``d`` may be 1
+    (frictionless contacts, a normal column each: the stepper's position projection) besides the
+    problem class's 2 and 3; ``rho_scale`` multiplies the Newton's ``rho``
+    (:func:`~.newton_global_loop.prepared_newton`)."""
     if not getattr(solver, "finite", False) or H.shape[0] > DENSE_UP_TO or solver.inverse() is None:
         return None
     v = _NO_SHIFT if shift is None else shift
@@ -132,4 +138,5 @@ def prepare(
     w = np.array(w, dtype=float)
     if shift is not None:
         w[::spread] += Htv
-    return Prepared(solver, (Hp, Hi, Hx), w, np.asarray(mu, dtype=float), d, (int(row_most), int(column_most)))
+    most = (int(row_most), int(column_most))
+    return Prepared(solver, (Hp, Hi, Hx), w, np.asarray(mu, dtype=float), d, most, rho_scale)

@@ -152,14 +152,18 @@ def block_rho_of(diag, d):
 
 
 @njit(cache=True, nogil=True)
-def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops):
+def prepared_newton(
+    H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops, rho_scale
+):  # fmt: skip
     """The global Newton's band path from its arrays (:func:`~.newton_global.newton_global` and the
     stepper's :mod:`~.newton_global_direct` both run it): ``H_csr`` the problem's ``H`` (``n x m``),
     ``M_csr`` its mass matrix, ``inv`` ``M^{-1}`` (all CSR, int64 indices), ``q`` the local ``q``,
     ``r`` the start.  Returns ``(r, u, outcome, iterations, rho's shrinks)``: ``SOLVED`` with 0
     iterations when the start is already within half of ``tol`` (the registry's measure adds ``v``'s
     and ``u``'s rounding); :data:`NO_BAND` when the reduced matrix's half-bandwidth ``kl`` has
-    ``flops kl^2 >= n^2`` (:func:`~.newton_global._band_order`); else :func:`newton_band`'s."""
+    ``flops kl^2 >= n^2`` (:func:`~.newton_global._band_order`); else :func:`newton_band`'s, with
+    :func:`block_rho_of`'s ``rho`` times ``rho_scale`` (1 but for the stepper's one-dimensional
+    position projection: :func:`~contactcp.simulate.stepping.moreau_jean._gap_newton`)."""
     Hp, Hi, Hx = H_csr
     Mp, Mi, Mx = M_csr
     Ip, Ii, Ix = inv
@@ -171,6 +175,8 @@ def prepared_newton(H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, 
         return r, u, SOLVED, 0, 0
     Cp, Ci, Cx = csr_columns(Hp, Hi, Hx, m)
     rho = block_rho_of(w_diagonal(Cp, Ci, Cx, Ip, Ii, Ix, n), d)
+    if rho_scale != 1.0:
+        rho *= rho_scale
     iperm, kl = band_order(Mp, Mi, Cp, Ci, d, n)
     if flops * kl * kl >= n * n:
         return r, u, NO_BAND, 0, 0

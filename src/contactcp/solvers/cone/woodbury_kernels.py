@@ -287,11 +287,16 @@ def _band_contacts(ab, top, symmetric, iperm, kl, Hp, Hi, Hx, B, z, d, rhs):
                 for a in range(nr):
                     if not symmetric or rows[a] >= j:
                         ab[top + rows[a] - j, j] += G[a, 0] * h0 + G[a, 1] * h1 + G[a, 2] * h2
-            else:  # d == 2 (the global problem's dimensions are 2 and 3)
+            elif d == 2:
                 h0, h1 = Hc[b, 0], Hc[b, 1]
                 for a in range(nr):
                     if not symmetric or rows[a] >= j:
                         ab[top + rows[a] - j, j] += G[a, 0] * h0 + G[a, 1] * h1
+            else:  # d == 1: frictionless contacts, the time stepper's position projection
+                h0 = Hc[b, 0]
+                for a in range(nr):
+                    if not symmetric or rows[a] >= j:
+                        ab[top + rows[a] - j, j] += G[a, 0] * h0
 
 
 @njit(cache=True, nogil=True)
