@@ -78,7 +78,8 @@ def _parts(system, q, v, h):
 
 def _local(system, q, v, scheme, memory):
     """The compiled step's answer, ``(q1, v1, record)`` or None."""
-    return MJ._advance_local(system, 0.0, q, v, 1e-3, scheme, memory, *_parts(system, q, v, 1e-3))[0]
+    M, f, C = _parts(system, q, v, 1e-3)
+    return MJ._advance_local(system, 0.0, q, v, 1e-3, scheme, memory, M, f, C, MJ._last_impulses(C, memory))[0]
 
 
 def test_what_the_compiled_step_leaves_to_the_general_path(monkeypatch):

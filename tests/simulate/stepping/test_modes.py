@@ -34,3 +34,25 @@ def test_modes_agree_with_the_contact_by_contact_rule(d, seed):
         np.testing.assert_allclose(slide[j], direction, rtol=0, atol=1e-15)
     seen = set(codes.tolist())
     assert {SEPARATED, CLOSED} <= seen and (d == 1 or {STICKING, SLIDING} <= seen)
+
+
+def test_last_impulses_read_each_contacts_memory():
+    """The warm starts from the last step's memory (moreau_jean._last_impulses): a new contact, one
+    that was inactive (no impulse kept) and two with impulses; then all of them with impulses."""
+    from types import SimpleNamespace
+
+    from contactcp.simulate.stepping.moreau_jean import _last_impulses
+
+    keys = ["new", "idle", "a", "b"]
+    memory = {"idle": (None, SEPARATED), "a": (np.array([1.0, 0.5, -0.25]), STICKING), "b": (np.array([2.0, 0, 0]), 3)}
+    C = SimpleNamespace(n=4, dim=3, keys=keys)
+    lasts, R0, warm = _last_impulses(C, memory)
+    assert lasts == [None, memory["idle"], memory["a"], memory["b"]]
+    assert warm.tolist() == [False, False, True, True]
+    np.testing.assert_array_equal(R0, [[0, 0, 0], [0, 0, 0], [1.0, 0.5, -0.25], [2.0, 0, 0]])
+    memory["new"] = memory["idle"] = (np.array([3.0, 0, 0]), STICKING)
+    lasts, R0, warm = _last_impulses(C, memory)
+    assert warm.all() and R0.shape == (4, 3) and R0[:2, 0].tolist() == [3.0, 3.0]
+    assert R0.base is None or not np.shares_memory(R0, memory["a"][0])  # a copy: the memory stays
+    _, R0, warm = _last_impulses(SimpleNamespace(n=0, dim=3, keys=[]), memory)
+    assert R0.shape == (0, 3) and warm.shape == (0,)
