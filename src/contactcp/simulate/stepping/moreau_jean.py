@@ -489,10 +489,15 @@ def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndar
     contacts' rows of ``H`` when known), with ``rho`` twice the registry's ``1 / W_ii``.  Where that
     path does not apply, the registry's ``newton-global`` on the same problem as a two-dimensional
     one (the class's least dimension): ``H_N``'s columns spread to every other one, each contact's
-    tangential column zero.  The two are the same iteration to the bit: the tangential rows stay zero
-    and add zeros, and ``rho = 2 / W_ii`` is the two-dimensional rule's ``d / trace`` (1 / W_ii took
-    6.5 iterations a projection where 2 / W_ii took 6.3, on 500 steps of a 25-box pile; the
-    one-dimensional form's assembly took 20 us where the other's took 29, at 143 contacts)."""
+    tangential column zero.  The two are the same iteration: the tangential rows stay zero and add
+    zeros, and ``rho = 2 / W_ii`` is the two-dimensional rule's ``d / trace`` (1 / W_ii took 6.5
+    iterations a projection where 2 / W_ii took 6.3, on 500 steps of a 25-box pile; the
+    one-dimensional form's assembly took 20 us where the other's took 29, at 143 contacts).  They
+    agree to the bit but for ``||q||``, which scales the residual and so the proximal term's
+    schedule: numpy's norm (a BLAS dot) may round ``q`` and ``q`` with zeros between its entries
+    differently.  The 25-box pile's 500 steps came out the same to the bit; two of the ten 50-box
+    seeds' trajectories parted (seed 9 at step 240, its projection's residual then 1.3211565e-10
+    against 1.3211564e-10)."""
     nv = H.shape[0]
     mu, cols = np.zeros(which.size), d * which
     prepared = prepare(chol, H, cols, 1, None, need[which], mu, 1, blocks, d, rho_scale=2.0)
