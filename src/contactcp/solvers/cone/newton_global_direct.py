@@ -18,6 +18,9 @@ matrix's own solver and the certificate: the global problem's own measure
 (:func:`~contactcp.problems._coulomb_global.global_residual`, on the same arrays and term counts as
 the problem's) through the registry's :func:`~contactcp.solvers.registry.certify`, status rules
 and all.  The answer is the registry's ``newton-global`` to the last bit (the tests compare them).
+A one-dimensional problem (the stepper's position projection, one normal column a contact) has no
+problem class of its own: it agrees with its two-dimensional form, each contact's tangential column
+zero, to rounding (:func:`~contactcp.simulate.stepping.moreau_jean._gap_newton`).
 Where that path does not apply (``M^{-1}`` not sparse, a non-finite ``H``, more than
 :data:`~.newton_global.DENSE_UP_TO` velocities, a reduced matrix that is not a band) :func:`prepare`
 or :meth:`Prepared.newton` gives None and the caller takes the registry's way.
