@@ -492,12 +492,9 @@ def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndar
     tangential column zero.  The two are the same iteration: the tangential rows stay zero and add
     zeros, and ``rho = 2 / W_ii`` is the two-dimensional rule's ``d / trace`` (1 / W_ii took 6.5
     iterations a projection where 2 / W_ii took 6.3, on 500 steps of a 25-box pile; the
-    one-dimensional form's assembly took 20 us where the other's took 29, at 143 contacts).  They
-    agree to the bit but for ``||q||``, which scales the residual and so the proximal term's
-    schedule: numpy's norm (a BLAS dot) may round ``q`` and ``q`` with zeros between its entries
-    differently.  The 25-box pile's 500 steps came out the same to the bit; two of the ten 50-box
-    seeds' trajectories parted (seed 9 at step 240, its projection's residual then 1.3211565e-10
-    against 1.3211564e-10)."""
+    one-dimensional form's assembly took 20 us where the other's took 29, at 143 contacts).  Their
+    iterates agree to the bit: both scale the residual by ``||q||`` summed in order
+    (:func:`~contactcp.solvers.cone.kernels.residual_scale`), to which the zeros add nothing."""
     nv = H.shape[0]
     mu, cols = np.zeros(which.size), d * which
     prepared = prepare(chol, H, cols, 1, None, need[which], mu, 1, blocks, d, rho_scale=2.0)

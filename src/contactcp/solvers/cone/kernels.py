@@ -87,6 +87,19 @@ def newton_matrix(W, D, rho, act, d):
 
 
 @njit(cache=True, nogil=True)
+def residual_scale(q):
+    """``||q||_2`` summed in index order (1 where it is below the smallest normal float): the scale
+    the Newton methods divide their residual by.  A sequential sum, not ``np.linalg.norm`` (a BLAS
+    dot whose rounding depends on the CPU's kernels), so that the iterations' stopping and
+    proximal schedules, hence trajectories, are the same bits on every machine."""
+    total = 0.0
+    for k in range(q.shape[0]):
+        total += q[k] * q[k]
+    nq = np.sqrt(total)
+    return nq if nq > np.finfo(np.float64).tiny else 1.0
+
+
+@njit(cache=True, nogil=True)
 def desaxce_residual(r, u, mu, d):
     """``||r - P_K(r - u - mu ||u_T|| e_N)||_2`` (unscaled)."""
     n_c = mu.shape[0]

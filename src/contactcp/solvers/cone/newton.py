@@ -44,6 +44,7 @@ from contactcp.solvers.cone.kernels import (
     desaxce_residual,
     reduced_newton_apply,
     reduced_newton_system,
+    residual_scale,
     sparse_newton_system,
 )
 from contactcp.solvers.cone.kernels import (
@@ -413,8 +414,7 @@ def _newton(
     sparse = problem.sparse
     wabs = None if sparse else abs_row_sums(W)
     single = [True]  # single-precision LU with refinement until it fails once
-    nq = float(np.linalg.norm(q))
-    qscale = nq if nq > np.finfo(float).tiny else 1.0
+    qscale = float(residual_scale(q))
     u = W @ r + q
     if cold and sweeps:
         start = r.copy()

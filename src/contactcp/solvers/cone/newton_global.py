@@ -40,7 +40,7 @@ from contactcp.linalg.sparse_lu import factorize
 from contactcp.problems._coulomb_global import transpose_matvec
 from contactcp.problems.friction_global import GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual
+from contactcp.solvers.cone.kernels import ac_merit, ac_phi_D, desaxce_residual, residual_scale
 from contactcp.solvers.cone.newton_global_loop import (
     ITERATION_LIMIT,
     LINE_SEARCH,
@@ -241,8 +241,7 @@ def newton_global(
     r = np.zeros(m) if r0 is None else np.array(r0, dtype=float)
     H = problem.H
     q = problem.q
-    nq = float(np.linalg.norm(q))
-    qscale = nq if nq > np.finfo(float).tiny else 1.0
+    qscale = float(residual_scale(q))
     zero = np.zeros(m)
 
     inv = problem.solver.inverse()  # M^-1 sparse (rigid bodies): W x in one compiled call

@@ -19,8 +19,9 @@ matrix's own solver and the certificate: the global problem's own measure
 the problem's) through the registry's :func:`~contactcp.solvers.registry.certify`, status rules
 and all.  The answer is the registry's ``newton-global`` to the last bit (the tests compare them).
 A one-dimensional problem (the stepper's position projection, one normal column a contact) has no
-problem class of its own: it agrees with its two-dimensional form, each contact's tangential column
-zero, to rounding (:func:`~contactcp.simulate.stepping.moreau_jean._gap_newton`).
+problem class of its own: its iterates are those of its two-dimensional form, each contact's
+tangential column zero, to the bit (:func:`~contactcp.simulate.stepping.moreau_jean._gap_newton`);
+the certified measures, each computed on its own form, agree to rounding.
 Where that path does not apply (``M^{-1}`` not sparse, a non-finite ``H``, more than
 :data:`~.newton_global.DENSE_UP_TO` velocities, a reduced matrix that is not a band) :func:`prepare`
 or :meth:`Prepared.newton` gives None and the caller takes the registry's way.
@@ -35,6 +36,7 @@ import numpy as np
 from contactcp.problems._coulomb_global import blocks_to_csr, columns_to_csr, transpose_matvec
 from contactcp.problems.friction_global import _NO_SHIFT, _row_most, global_measure
 from contactcp.result import Residual, Result
+from contactcp.solvers.cone.kernels import residual_scale
 from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY, csr64
 from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, NO_BAND, prepared_newton
 from contactcp.solvers.cone.woodbury_kernels import csr_matvec
@@ -74,8 +76,7 @@ class Prepared:
         self.f = np.zeros(self.n)
         # the problem's q = w + H^T M^-1 f: f = 0 and M^-1 f = 0, so w, but for the signs of its zeros
         self.q = transpose_matvec(*H_csr, self.f, w)
-        nq = float(np.linalg.norm(self.q))
-        self.qscale = nq if nq > np.finfo(float).tiny else 1.0
+        self.qscale = float(residual_scale(self.q))
         self.terms = (max(row_most, 1) + max(most[0], 1) + 2, most[1] + 2)
 
     def newton(
