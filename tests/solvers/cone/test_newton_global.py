@@ -4,6 +4,8 @@ answers on rank-deficient multibody problems, warm starts, and its options."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contactcp as ccp
 from contactcp import InvalidOptionError, Status
@@ -12,7 +14,7 @@ from contactcp.scenarios.piles import box_stack, sphere_pile
 from contactcp.solvers.cone import newton_global as newton_global_module
 from contactcp.solvers.cone.kernels import ac_phi_D
 from contactcp.solvers.cone.newton_global import _band_order, _reduced_step, block_rho
-from contactcp.solvers.cone.woodbury_kernels import woodbury_band
+from contactcp.solvers.cone.woodbury_kernels import reduced_pattern, woodbury_band
 from support.paths import DATA
 
 
@@ -85,6 +87,35 @@ def test_band_order_of_a_nonsymmetric_M_asks_for_LU():
     assert _band_order(sp.csr_matrix(M), Hp, Hi, 3, flops=1.0)[5]
     M[1, 0] += 1e-3  # symmetric again
     assert not _band_order(sp.csr_matrix(M), Hp, Hi, 3, flops=1.0)[5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(1, 14), n_c=st.integers(0, 12), d=st.sampled_from([1, 2, 3]))
+def test_reduced_pattern_is_the_dense_tables(seed, n, n_c, d):
+    """The sparse pattern of M + H B H^T against the dense n x n table it replaced: M's entries
+    (a random pattern, not symmetric) mirrored, the diagonal, and every pair of rows within one
+    contact's d columns; contacts repeat their neighbour's rows (a patch's points) half the time.
+    Each row's columns once."""
+    rng = np.random.default_rng(seed)
+    M = sp.csr_matrix(rng.random((n, n)) < 0.2)
+    cols = []
+    for _ in range(n_c):
+        if cols and rng.random() < 0.5:
+            cols += cols[-d:]  # the last contact's columns again
+        else:
+            cols += [np.flatnonzero(rng.random(n) < 0.3) for _ in range(d)]
+    Hp = np.concatenate([[0], np.cumsum([c.size for c in cols])]).astype(np.int64)
+    Hi = np.concatenate([np.zeros(0, dtype=np.int64)] + [c.astype(np.int64) for c in cols])
+    A = np.eye(n, dtype=bool) | M.toarray() | M.toarray().T
+    for i in range(n_c):
+        rows = np.concatenate([np.zeros(0, dtype=np.int64)] + cols[i * d : (i + 1) * d])
+        A[np.ix_(rows, rows)] = True
+    indptr, indices = reduced_pattern(M.indptr.astype(np.int64), M.indices.astype(np.int64), Hp, Hi, d, n)
+    assert indptr[-1] == indices.size == A.sum()
+    for r in range(n):
+        got = indices[indptr[r] : indptr[r + 1]]
+        assert np.unique(got).size == got.size
+        np.testing.assert_array_equal(np.sort(got), np.flatnonzero(A[r]))
 
 
 @pytest.mark.parametrize("gen, seed", [(box_stack, 0), (box_stack, 3), (sphere_pile, 1)])
