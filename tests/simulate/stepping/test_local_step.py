@@ -11,6 +11,7 @@ import pytest
 from contactcp.scenarios.timestepping import bouncing_ball, box_stack, slope_box
 from contactcp.scenarios.timestepping_robots import PUMA_MARGIN, puma_grasp
 from contactcp.simulate.stepping import SceneSystem, Scheme
+from contactcp.simulate.stepping.memory import LAST_STEP, last_impulses
 from contactcp.simulate.stepping.substeps import advance_certified
 
 MJ = importlib.import_module("contactcp.simulate.stepping.moreau_jean")
@@ -79,7 +80,7 @@ def _parts(system, q, v, h):
 def _local(system, q, v, scheme, memory):
     """The compiled step's answer, ``(q1, v1, record)`` or None."""
     M, f, C = _parts(system, q, v, 1e-3)
-    return MJ._advance_local(system, 0.0, q, v, 1e-3, scheme, memory, M, f, C, MJ._last_impulses(C, memory))[0]
+    return MJ._advance_local(system, 0.0, q, v, 1e-3, scheme, memory, M, f, C, last_impulses(C, memory))[0]
 
 
 def test_what_the_compiled_step_leaves_to_the_general_path(monkeypatch):
@@ -100,7 +101,8 @@ def test_what_the_compiled_step_leaves_to_the_general_path(monkeypatch):
     assert _local(system, q, v, Scheme(), memory) is None
     monkeypatch.setattr(MJ, "_LOCAL_COUNTS", (60, 1, 10, 2))
     scheme = Scheme(tol=1e-15)  # one sweep from a start off by rounding: not within 1e-15
-    memory = {k: (None if r is None else r * 1.01, m) for k, (r, m) in before.items()}
+    last = before[LAST_STEP]
+    memory = {LAST_STEP: last._replace(impulse=last.impulse * 1.01)}
     assert _local(system, q, v, scheme, memory) is None
 
 

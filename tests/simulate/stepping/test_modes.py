@@ -37,22 +37,35 @@ def test_modes_agree_with_the_contact_by_contact_rule(d, seed):
 
 
 def test_last_impulses_read_each_contacts_memory():
-    """The warm starts from the last step's memory (moreau_jean._last_impulses): a new contact, one
-    that was inactive (no impulse kept) and two with impulses; then all of them with impulses."""
+    """The warm starts from the last step's memory (memory.last_impulses): a new contact, one that
+    was inactive (no impulse kept), two with impulses and one gone; the same contacts again in the
+    same order (the arrays as they are) and in another; the transitions that memory.remember counts."""
     from types import SimpleNamespace
 
-    from contactcp.simulate.stepping.moreau_jean import _last_impulses
+    from contactcp.simulate.stepping.memory import LAST_STEP, LastStep, last_impulses, remember
 
-    keys = ["new", "idle", "a", "b"]
-    memory = {"idle": (None, SEPARATED), "a": (np.array([1.0, 0.5, -0.25]), STICKING), "b": (np.array([2.0, 0, 0]), 3)}
-    C = SimpleNamespace(n=4, dim=3, keys=keys)
-    lasts, R0, warm = _last_impulses(C, memory)
-    assert lasts == [None, memory["idle"], memory["a"], memory["b"]]
+    R = np.array([[9.0, 9, 9], [1.0, 0.5, -0.25], [2.0, 0, 0], [4.0, 0, 0]])
+    modes = np.array([SEPARATED, STICKING, SLIDING, STICKING], dtype=np.int8)
+    memory = {LAST_STEP: LastStep(["idle", "a", "b", "gone"], R, np.array([False, True, True, True]), modes)}
+    assert memory[LAST_STEP].get("a")[1] == STICKING and memory[LAST_STEP].get("idle") == (None, SEPARATED)
+    assert memory[LAST_STEP].get("new") is None
+    C = SimpleNamespace(n=4, dim=3, keys=["new", "idle", "a", "b"])
+    before, R0, warm = last_impulses(C, memory)
     assert warm.tolist() == [False, False, True, True]
     np.testing.assert_array_equal(R0, [[0, 0, 0], [0, 0, 0], [1.0, 0.5, -0.25], [2.0, 0, 0]])
-    memory["new"] = memory["idle"] = (np.array([3.0, 0, 0]), STICKING)
-    lasts, R0, warm = _last_impulses(C, memory)
-    assert warm.all() and R0.shape == (4, 3) and R0[:2, 0].tolist() == [3.0, 3.0]
-    assert not np.shares_memory(R0, memory["a"][0])  # a copy: the memory stays as it was
-    _, R0, warm = _last_impulses(SimpleNamespace(n=0, dim=3, keys=[]), memory)
+    assert before[0].tolist() == [SEPARATED, SEPARATED, STICKING, SLIDING] and before[1] == 1  # "gone" stuck
+    now = np.array([STICKING, SEPARATED, STICKING, STICKING], dtype=np.int8)
+    r = np.arange(12.0).reshape(4, 3)
+    assert remember(memory, C.keys, r, np.array([True, False, True, True]), now, before) == 3  # new, b, gone
+    assert list(memory) == [LAST_STEP] and memory[LAST_STEP].impulse is r
+    before, R0, warm = last_impulses(C, memory)  # the same keys in the same order
+    assert warm.tolist() == [True, False, True, True] and before[1] == 0 and before[0] is now
+    np.testing.assert_array_equal(R0, [[0, 1, 2], [0, 0, 0], [6, 7, 8], [9, 10, 11]])
+    assert not np.shares_memory(R0, r)  # a copy: the memory stays as it was
+    before, R0, warm = last_impulses(SimpleNamespace(n=3, dim=3, keys=["b", "a", "new"]), memory)
+    assert warm.tolist() == [True, True, True] and before[1] == 0  # "idle" gone, separated
+    np.testing.assert_array_equal(R0, [[9, 10, 11], [6, 7, 8], [0, 1, 2]])
+    _, R0, warm = last_impulses(SimpleNamespace(n=0, dim=3, keys=[]), memory)
     assert R0.shape == (0, 3) and warm.shape == (0,)
+    _, R0, warm = last_impulses(SimpleNamespace(n=2, dim=3, keys=["a", "b"]), {})  # the first step
+    assert R0.shape == (2, 3) and not R0.any() and not warm.any()

@@ -50,9 +50,7 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
 from __future__ import annotations
 
 import functools
-import itertools
 import math
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +65,7 @@ from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_ti
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
 from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, _off_target, local_advance
 from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
+from contactcp.simulate.stepping.memory import last_impulses, remember
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
 from contactcp.solvers.cone.newton_global_direct import prepare
@@ -254,16 +253,17 @@ def _modes(imp, vel, frames, d: int, mu, active, slip_tol: float):
 def advance(
     system: Any, t: float, q: np.ndarray, v: np.ndarray, h: float, scheme: Scheme, memory: dict, thorough: bool = True
 ):
-    """One step from ``(t, q, v)``: ``(q1, v1, StepRecord)``.  ``memory`` carries each contact's last
-    impulse and mode by key (warm starts and mode transitions) and is updated.  ``thorough=False``
+    """One step from ``(t, q, v)``: ``(q1, v1, StepRecord)``.  ``memory``: a dict, empty at the first
+    step, in which each step leaves its contacts' impulses and modes by key for the next (warm
+    starts and mode transitions; :mod:`~contactcp.simulate.stepping.memory`).  ``thorough=False``
     tries no chain of solvers after the warm Newton of a step in global form (a step that will be
     halved if it fails; :func:`~contactcp.simulate.stepping.impulses.solve_impulses`)."""
     M, f = system.dynamics(t, q, v)
     C = system.contacts(q, v, h)
-    lasts, R0, warm = _last_impulses(C, memory)
+    before, R0, warm = last_impulses(C, memory)
     chol = None
     if C.dim == 3 and 3 * C.n <= LOCAL_UP_TO and scheme.method is None and scheme.friction == "cone":
-        done, chol, acc = _advance_local(system, t, q, v, h, scheme, memory, M, f, C, (lasts, R0, warm))
+        done, chol, acc = _advance_local(system, t, q, v, h, scheme, memory, M, f, C, (before, R0, warm))
         if done is not None:
             return done
     if chol is None:
@@ -297,7 +297,7 @@ def advance(
     step = h * (scheme.theta * v1 + (1.0 - scheme.theta) * v)
     q1 = system.integrate(q, step)
     u1 = (C.H.T @ v1).reshape(n, d)
-    record = _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, lasts)
+    record = _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, before)
     if scheme.projection and n:
         g_pred = C.gap + h * (scheme.theta * u1[:, 0] + (1.0 - scheme.theta) * uk[:, 0])
         hit, target = _impact_targets(C.e, a, tau, u_imp, r[:, 0], h)
@@ -317,8 +317,8 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C, la
     M^-1 f``).  A constant mass matrix comes factored (:func:`~contactcp.simulate.stepping.mass.
     mass_factor`'s block inverses); any other is factored in the call, by the Cholesky that
     ``mass_factor`` runs (the same factor, which the general path then solves with).  ``last``:
-    :func:`_last_impulses`' answer."""
-    n, (lasts, R0, warm) = C.n, last
+    :func:`~.memory.last_impulses`' answer."""
+    n, (before, R0, warm) = C.n, last
     H = _f64(C.H)
     if getattr(system, "constant_mass", False):
         chol = mass_factor(system, M, t)
@@ -340,7 +340,7 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C, la
     if code != DONE:
         return None, chol, acc
     method, modes = ("nsgs" if active.any() else "free"), (modes, slide, world)
-    record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory, lasts, modes)
+    record = _record(t, C, active, r, u1, Status.SOLVED, residual, int(sweeps), method, scheme, memory, before, modes)
     if moved:  # moved in the call: the projection needed no gap LCP
         record.projected = bool(projected)
         return (q1, v_end, record), chol, acc
@@ -507,26 +507,10 @@ def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndar
     return res
 
 
-def _last_impulses(C, memory: dict) -> tuple[list, np.ndarray, np.ndarray]:
-    """``(lasts, R0, warm)``: each contact's entry in ``memory`` (None for a new one), its last
-    impulse as a row of ``R0`` (``(n, d)``, zeros where it has none) and whether it has one; read
-    once a step, by whole lists, for the warm starts and the record (at a 25-box pile's 140
-    contacts the three reads before took about 22 us in a timeit script, this one 13)."""
-    n, d = C.n, C.dim
-    lasts = list(map(memory.get, C.keys))
-    rows = [None if x is None else x[0] for x in lasts]
-    warm = np.fromiter(map(operator.is_not, rows, itertools.repeat(None)), dtype=np.bool_, count=n)
-    if n and warm.all():
-        return lasts, np.array(rows, dtype=float).reshape(n, d), warm
-    R0 = np.zeros((n, d))
-    if warm.any():
-        R0[warm] = [x for x in rows if x is not None]
-    return lasts, R0, warm
-
-
-def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, lasts, modes=None) -> StepRecord:
-    """The step's record; ``lasts`` the contacts' entries in ``memory`` (:func:`_last_impulses`),
-    ``modes`` :func:`_modes`' answer when the caller has it."""
+def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, before, modes=None) -> StepRecord:
+    """The step's record, its contacts kept in ``memory`` (:func:`~.memory.remember`; ``before``
+    their last modes, :func:`~.memory.last_impulses`); ``modes`` :func:`_modes`' answer when the
+    caller has it."""
     n, d = C.n, C.dim
     if d == 3:
         imp, vel = r, u1
@@ -535,25 +519,16 @@ def _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory
         imp[:, :d] = r
         vel[:, :d] = u1
     modes, slide, world = modes if modes is not None else _modes(imp, vel, C.frames, d, C.mu, active, scheme.slip_tol)
-    codes = modes.tolist()
-    # by whole lists (a loop of statements per contact took 40 of a 25-box pile's 60 us here)
-    transitions = sum(map(operator.ne, [SEPARATED if last is None else last[1] for last in lasts], codes))
-    if len(memory) > n - lasts.count(None):  # contacts gone since the last step
-        gone = set(memory) - set(C.keys)
-        transitions += sum(memory[k][1] != SEPARATED for k in gone)
-    memory.clear()
-    # r is not changed after the step (the record holds it too): its rows are the next warm starts
-    rows = list(r)
-    for j in np.flatnonzero(~active).tolist():
-        rows[j] = None
-    memory.update(zip(C.keys, zip(rows, codes)))
+    keys = list(C.keys)
+    # r is not changed after the step (the record holds it too): the next step's warm starts
+    transitions = remember(memory, keys, r, active, modes, before)
     return StepRecord(
         t=t,
         status=status,
         residual=residual,
         iterations=iters,
         method=method,
-        keys=list(C.keys),
+        keys=keys,
         bodies=list(C.bodies),
         points=C.points,
         normals=C.frames[:, :, 0].copy(),
