@@ -70,3 +70,30 @@ def test_small_lstsq_is_a_least_squares_solution_either_way(rank_deficient):
         assert np.abs(A.T @ (A @ x - b)).max() <= 1e-12 * scale
         if not (rank_deficient and n > 1):  # unique: the same answer as numpy's
             np.testing.assert_allclose(x, want, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_transpose_times_on_the_contacts_rows_is_the_whole_columns_sum(seed):
+    """H^T v and the normal rows of H^T acc on a falling pile's contacts (their Jacobian's blocks:
+    12 of its 150 rows a contact) are the sums over every row, to the bit, and H^T v to rounding;
+    without blocks the whole columns are read."""
+    from contactcp.models.scene.detect import DEFAULT_MARGIN
+    from contactcp.scenarios.timestepping import box_pile
+    from contactcp.simulate.stepping import SceneSystem
+    from contactcp.simulate.stepping.impact_kernels import transpose_times
+
+    system = SceneSystem(box_pile(25, seed=seed), DEFAULT_MARGIN)
+    q, _ = system.initial_state()
+    q[2::7] -= 0.3  # every box lower: some on others, some on the ground
+    rng = np.random.default_rng(seed)
+    v, acc = rng.normal(size=system.nv), rng.normal(size=system.nv)
+    C = system.contacts(q, v, 1e-3)
+    assert C.blocks is not None and C.n > 20
+    H = np.asarray(C.H, dtype=float)
+    u, a = transpose_times(H, C.blocks, v, acc, 3)
+    u_all, a_all = transpose_times(H, np.zeros((0, 2), dtype=np.int64), v, acc, 3)
+    np.testing.assert_array_equal(u, u_all)
+    np.testing.assert_array_equal(a, a_all)
+    np.testing.assert_allclose(u, H.T @ v, rtol=0, atol=1e-13 * np.abs(H).max() * np.abs(v).sum())
+    np.testing.assert_allclose(a, (H.T @ acc)[::3], rtol=0, atol=1e-13 * np.abs(H).max() * np.abs(acc).sum())
+    assert transpose_times(H, C.blocks, v, np.zeros(0), 3)[1].shape == (0,)

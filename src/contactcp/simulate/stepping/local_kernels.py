@@ -45,6 +45,7 @@ _LIMIT = 300
 _HITS = 16
 
 _NO_INT = np.zeros(0, dtype=np.int32)
+_NO_BLOCKS = np.zeros((0, 2), dtype=np.int64)
 _NO_FLOAT = np.zeros(0)
 
 
@@ -106,7 +107,8 @@ def local_step(H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts):
     theta, gamma, activation_gap, impact_timing, projection, projection_tol = options
     nv, m = H.shape
     n = m // 3
-    uk, a, tau, u_imp, active, u_star = step_start(H, v, acc, gap, e, h, 3, gamma, activation_gap, impact_timing > 0.5)
+    timing = impact_timing > 0.5
+    uk, a, tau, u_imp, active, u_star = step_start(H, v, acc, gap, e, h, 3, gamma, activation_gap, timing, _NO_BLOCKS)
     v_free = v + h * acc
     r = np.zeros((n, 3))
     v1 = v_free.copy()

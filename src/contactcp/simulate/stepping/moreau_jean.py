@@ -61,7 +61,13 @@ from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
-from contactcp.simulate.stepping.impact_kernels import impact_targets, impact_times, small_lstsq, step_start
+from contactcp.simulate.stepping.impact_kernels import (
+    impact_targets,
+    impact_times,
+    small_lstsq,
+    step_start,
+    transpose_times,
+)
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
 from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, _off_target, local_advance
 from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
@@ -272,9 +278,10 @@ def advance(
     v_free = v + h * acc
     d, n = C.dim, C.n
     # u_k, a_N, the impact times, the active contacts (step 2) and the law's u* (step 3), compiled
+    H, blocks = _f64(C.H), (_NO_BLOCKS if C.blocks is None else C.blocks)
     uk, a, tau, u_imp, active, u_star = step_start(
-        _f64(C.H), _f64(v), acc, _f64(C.gap), _f64(C.e), float(h), d,
-        float(scheme.gamma), float(scheme.activation_gap), scheme.impact_timing,
+        H, _f64(v), acc, _f64(C.gap), _f64(C.e), float(h), d,
+        float(scheme.gamma), float(scheme.activation_gap), scheme.impact_timing, blocks,
     )  # fmt: skip
     r = np.zeros((n, d))
     status, residual, iters, method = Status.SOLVED, 0.0, 0, "free"
@@ -286,9 +293,7 @@ def advance(
         r0 = None
         if warm[active].any() and d == 3:
             r0 = R0[active].reshape(-1)
-        res, v_end, r_act = solve_impulses(
-            M, chol, _f64(C.H), cols, v_free, w, C.mu[active], d, scheme, r0, thorough, C.blocks
-        )
+        res, v_end, r_act = solve_impulses(M, chol, H, cols, v_free, w, C.mu[active], d, scheme, r0, thorough, C.blocks)
         status, iters, method = res.status, int(res.iterations), res.method
         residual = math.inf if res.residual is None else float(res.residual.value)
         if v_end is not None:
@@ -296,7 +301,7 @@ def advance(
             v1 = v_end
     step = h * (scheme.theta * v1 + (1.0 - scheme.theta) * v)
     q1 = system.integrate(q, step)
-    u1 = (C.H.T @ v1).reshape(n, d)
+    u1 = transpose_times(H, blocks, _f64(v1), _NO_VECTOR, d)[0].reshape(n, d)  # by rows in order: no BLAS
     record = _record(t, C, active, r, u1, status, residual, iters, method, scheme, memory, before)
     if scheme.projection and n:
         g_pred = C.gap + h * (scheme.theta * u1[:, 0] + (1.0 - scheme.theta) * uk[:, 0])
@@ -362,6 +367,7 @@ def _workspace(system: Any, nv: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 _NO_MATRIX, _NO_VECTOR = np.zeros((0, 0)), np.zeros(0)
+_NO_BLOCKS = np.zeros((0, 2), dtype=np.int64)
 #: local_advance's motion indices when the system integrates otherwise
 _NO_MOTION = (np.zeros(0, dtype=np.int64),) * 4
 
