@@ -186,20 +186,20 @@ def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monke
 
 
 def test_a_stack_at_rest_is_not_corrected_and_a_landing_one_is(monkeypatch):
-    """At rest every contact of a stack of seven (28 contacts: the general path's least squares) is
-    hit, within rounding of its zero target: no least squares runs, and no box moves.  Seven boxes
-    side by side dropped from 1 mm land in one step, their 28 hit contacts off their targets: they
-    are corrected, and the boxes end at zero gap."""
+    """At rest every contact of a stack of seven (28 contacts: the general path's least squares, by
+    groups of contacts joined by bodies) is hit, within rounding of its zero target: no least
+    squares runs, and no box moves.  Seven boxes side by side dropped from 1 mm land in one step,
+    their 28 hit contacts off their targets: they are corrected, and the boxes end at zero gap."""
     from contactcp.simulate.stepping import moreau_jean
 
     calls = []
-    real = moreau_jean.sla.lstsq
+    real = moreau_jean.grouped_hit_correction
 
-    def spy(*args, **kwargs):
-        calls.append(args[0].shape[0])
-        return real(*args, **kwargs)
+    def spy(*args):
+        calls.append(args[5].shape[0])  # the hit contacts
+        return real(*args)
 
-    monkeypatch.setattr(moreau_jean.sla, "lstsq", spy)
+    monkeypatch.setattr(moreau_jean, "grouped_hit_correction", spy)
     traj = simulate(box_stack(7), 0.01, 1e-3)
     # from the second step on, every step has hit contacts (the first starts without impulses)
     assert traj.failed_steps == 0 and all(s.projected for s in traj.steps[1:]) and calls == []
@@ -258,3 +258,34 @@ def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach
         assert abs(z[6] - z[5] - 0.1 - (hover - 1e-4 - 0.5 * G * 1e-6)) <= 1e-12
     else:  # pushed up by the sunk one, to touch it
         assert abs(z[6] - z[5] - 0.1) <= 1e-12
+
+
+def test_the_dense_least_squares_lands_seven_boxes_as_the_groups_do(monkeypatch):
+    """The hit contacts' correction without groups (a system whose contacts' rows are not known,
+    e.g. on robot links: W_hh whole, by LAPACK's gelsy) lands the seven boxes of the test above as
+    the grouped one does, to rounding."""
+    from contactcp.simulate.stepping import moreau_jean
+
+    def row():
+        scene = Scene()
+        scene.gravity = [0.0, 0.0, -G]
+        scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
+        for i in range(7):
+            pose = {"p": [0.2 * i, 0, 0.051]}
+            scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, pose, friction=0.5)
+        return scene
+
+    grouped = simulate(row(), 0.03, 1e-3)
+    calls = []
+    real = moreau_jean.sla.lstsq
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].shape[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(moreau_jean.sla, "lstsq", spy)
+    monkeypatch.setattr(moreau_jean, "_grouped_correction", lambda *args: None)
+    dense = simulate(row(), 0.03, 1e-3)
+    assert dense.failed_steps == 0 and calls and max(calls) == 28
+    np.testing.assert_allclose(dense.body_pos, grouped.body_pos, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(dense.v, grouped.v, rtol=0, atol=1e-9)

@@ -61,6 +61,7 @@ from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
+from contactcp.simulate.stepping.hit_kernels import grouped_hit_correction
 from contactcp.simulate.stepping.impact_kernels import (
     impact_targets,
     impact_times,
@@ -74,7 +75,7 @@ from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.memory import last_impulses, remember
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
-from contactcp.solvers.cone.newton_global_direct import prepare
+from contactcp.solvers.cone.newton_global_direct import _arrays, prepare
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -408,7 +409,13 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
     # hit contacts all within projection_tol of their targets need no correction (the compiled
     # step's rule, local_kernels._off_target): a pile at rest has every contact hit, within rounding
     # of its target (3e-16 m; the least squares took 0.2 ms)
-    if _off_target(np.flatnonzero(hit), _f64(target), _f64(g_pred), float(scheme.projection_tol)):
+    hits = np.flatnonzero(hit)
+    if _off_target(hits, _f64(target), _f64(g_pred), float(scheme.projection_tol)):
+        grouped = _grouped_correction(chol, C, hits, target[hits] - g_pred[hits])
+        if grouped is not None:  # free bodies: by groups of hit contacts (hit_kernels)
+            dq = grouped
+            g_pred = g_pred + transpose_times(_f64(C.H), C.blocks, dq, _NO_VECTOR, C.dim)[0][:: C.dim]
+            return _lcp_correction(M, chol, C.H, C.dim, g_pred - target, dq, scheme, record, C.blocks)
         Mh = chol.solve(Hn[:, hit])
         Whh = Hn[:, hit].T @ Mh
         # any least-squares lam gives the same dq (two differ in the null space of W_hh, that of
@@ -422,6 +429,18 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
         dq = Mh @ lam
         g_pred = g_pred + Hn.T @ dq
     return _lcp_correction(M, chol, C.H, C.dim, g_pred - target, dq, scheme, record, C.blocks)
+
+
+def _grouped_correction(chol, C, hits: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """The hit contacts' correction by groups (:func:`~.hit_kernels.grouped_hit_correction`), None
+    where it does not apply: a contact's columns not known to lie on its free bodies' rows, ``M^-1``
+    not sparse or coupling bodies."""
+    inverse = getattr(chol, "inverse", None)
+    if C.blocks is None or C.dim != 3 or inverse is None or inverse() is None:
+        return None
+    inv = _arrays(chol)[1]
+    dq, ok = grouped_hit_correction(_f64(C.H), C.blocks, *inv, hits, _f64(b), 3)
+    return dq if ok else None
 
 
 def _lcp_correction(M, chol, H, d: int, need, dq, scheme: Scheme, record: StepRecord, blocks=None) -> np.ndarray:
