@@ -21,8 +21,9 @@ formed:
 
 When ``M^{-1}`` is sparse (rigid bodies) and ``M + H Y`` is a band in a bandwidth-reducing order
 (:func:`_band_order`), the whole iteration is one compiled call
-(:func:`~.newton_global_loop.prepared_newton`, which the time stepper's problems on arrays run too:
-:mod:`~.newton_global_direct`); the loop here takes the other cases.
+(:func:`~.newton_global_loop.prepared_newton`), island by island when contacts that share no body
+make independent problems (:func:`~.newton_islands.island_newton`, which the time stepper's
+problems on arrays run too: :mod:`~.newton_global_direct`); the loop here takes the other cases.
 
 The answer ``x = (v, r)``, ``v = M^{-1}(H r + f)``, is certified by the registry with the global
 problem's own residual (equilibrium row by row and Coulomb's law), like every global method.  This
@@ -49,8 +50,8 @@ from contactcp.solvers.cone.newton_global_loop import (
     SOLVED,
     band_step,
     block_rho_of,
-    prepared_newton,
 )
+from contactcp.solvers.cone.newton_islands import island_newton
 from contactcp.solvers.cone.woodbury_kernels import (
     band_order,
     csr_columns,
@@ -259,8 +260,8 @@ def newton_global(
     ordered = False  # the band order was tried, and refused (prepared_newton's NO_BAND)
     if inv is None or problem.n_v > DENSE_UP_TO:
         u = velocity_terms(r) + q
-    else:  # the band path, the whole iteration compiled (newton_global_loop.prepared_newton); no band: below
-        r, u, outcome, it, shrinks = prepared_newton(
+    else:  # the band path, compiled, by islands (newton_islands.island_newton); no band: below
+        r, u, outcome, it, shrinks, discarded = island_newton(
             csr64(H), csr64(problem.M), csr64(inv), q, mu, d, r, qscale, tol, max_iter, eps, EPS_FLOOR,
             armijo, memory, float(BAND_FLOPS), 1.0,
         )  # fmt: skip
@@ -269,7 +270,8 @@ def newton_global(
             status, msg = _OUTCOMES[outcome]
             if outcome == ITERATION_LIMIT:
                 msg = msg.format(max_iter)
-            return Raw(_stacked(problem, r), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+            stats = {"rho_shrinks": shrinks} | ({"discarded_island_iterations": discarded} if discarded else {})
+            return Raw(_stacked(problem, r), status, iterations=it, message=msg, stats=stats)
     status, msg = Status.ITERATION_LIMIT, f"no convergence in {max_iter} iterations"
     best, since_best, shrinks, ls_fail, it = np.inf, 0, 0, 0, 0
     merits: list[float] = []  # since rho last changed

@@ -12,7 +12,7 @@ Here the same arithmetic runs on the arrays: ``H``'s columns in CSR form by the 
 (:func:`~contactcp.problems._coulomb_global.columns_to_csr`; or, when the detection tells which rows
 each contact's columns fill, from those rows only, the same arrays:
 :func:`~contactcp.problems._coulomb_global.blocks_to_csr`), then one compiled call
-(:func:`~.newton_global_loop.prepared_newton`, the registry's ``newton-global`` runs the same) that
+(:func:`~.newton_islands.island_newton`, the registry's ``newton-global`` runs the same) that
 checks the start, builds what the steps need and runs the band path's iterations, then the velocity by the mass
 matrix's own solver and the certificate: the global problem's own measure
 (:func:`~contactcp.problems._coulomb_global.global_residual`, on the same arrays and term counts as
@@ -38,7 +38,8 @@ from contactcp.problems.friction_global import _NO_SHIFT, _row_most, global_meas
 from contactcp.result import Residual, Result
 from contactcp.solvers.cone.kernels import residual_scale
 from contactcp.solvers.cone.newton_global import _OUTCOMES, BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY, csr64
-from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, NO_BAND, prepared_newton
+from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, NO_BAND
+from contactcp.solvers.cone.newton_islands import island_newton
 from contactcp.solvers.cone.woodbury_kernels import csr_matvec
 from contactcp.solvers.registry import Raw, certify
 
@@ -91,7 +92,7 @@ class Prepared:
             return None  # the registry names the option
         t0 = time.perf_counter()
         try:
-            r, u, outcome, it, shrinks = prepared_newton(
+            r, u, outcome, it, shrinks, discarded = island_newton(
                 self.H, self.M, self.inv, self.q, self.mu, self.d, r, self.qscale, float(tol), int(max_iter),
                 float(eps), EPS_FLOOR, float(armijo), int(memory), float(BAND_FLOPS), self.rho_scale,
             )  # fmt: skip
@@ -104,7 +105,8 @@ class Prepared:
             msg = msg.format(max_iter)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             v = self.solver.solve(csr_matvec(*self.H, r) + self.f)  # the problem's velocity(r)
-        raw = Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats={"rho_shrinks": shrinks})
+        stats = {"rho_shrinks": shrinks} | ({"discarded_island_iterations": discarded} if discarded else {})
+        raw = Raw(np.concatenate([v, r]), status, iterations=it, message=msg, stats=stats)
         return certify(self, raw, tol, "newton-global", time.perf_counter() - t0)
 
     def _certify(self, x: np.ndarray, w: np.ndarray | None) -> tuple[Residual, np.ndarray]:
