@@ -11,11 +11,16 @@ problem of its own (its velocities, its contacts), which
 its line search, and each factorisation is of its own band.  Each island stops when its residual
 is within ``tol / 2`` of its own ``||q_i||``; the islands' residuals are the whole problem's by
 rows, so the whole residual is then within ``tol / 2`` of ``||q||``.  This is checked on the
-assembled point, and when it does not hold (an island not solved, an island whose ``q_i`` is
-zero) the whole problem's Newton continues from there.
+assembled point; when it does not hold (an island whose ``q_i`` is zero stops at ``tol / 2`` in
+absolute terms) the whole problem's Newton continues from there.  An island that is not solved
+hands the whole problem to its Newton from the start, with all its iterations: islands never make
+an answer less likely.  Each island's bandwidth is held to the whole problem's band rule
+(``flops kl_i^2 < n^2``); an island too wide leaves the whole problem to the caller's dense path.
 
-On the 198 global problems of a landing 25-box pile (a script), the impulse problems had 9 islands
-on average (the largest 18 of 95 contacts); their compiled Newton took 225 us instead of 371.
+On 99 of the impulse problems of a landing 25-box pile (steps 150-350, a script that replays
+them), 9.9 islands on average: the compiled Newton took 291 us a problem instead of 516, in as many
+iterations (the most of any island: 8.97 against 8.98).  On the pile's projection problems (7
+islands) 202 instead of 248.
 """
 
 from __future__ import annotations
