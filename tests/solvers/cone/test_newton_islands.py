@@ -82,3 +82,37 @@ def test_an_island_not_solved_leaves_the_whole_problem_to_its_newton():
     np.testing.assert_array_equal(r, whole[0])
     res = ccp.solve(p, "newton-global", tol=1e-10)
     assert res.success and res.stats["discarded_island_iterations"] == 50
+
+
+def test_residuals_by_island_add_up_to_the_whole():
+    """Each island's residual (its contacts' terms of the natural map) and the whole one, whose bits
+    are desaxce_residual's; the islands' squares add up to the whole's square."""
+    from contactcp.solvers.cone.kernels import desaxce_residual, desaxce_residuals_by
+
+    p = box_stack(9, columns=3, seed=1)
+    H, M, inv = _arrays(p)
+    label, _, count = islands(H, M, inv, 3, p.n_c)
+    rng = np.random.default_rng(0)
+    r, u = rng.normal(size=p.q.size), rng.normal(size=p.q.size)
+    parts, whole = desaxce_residuals_by(r, u, p.mu, 3, label, count)
+    assert whole == desaxce_residual(r, u, p.mu, 3) and parts.shape == (3,)
+    assert np.sum(parts**2) == pytest.approx(whole**2, rel=1e-14)
+    for g in range(count):
+        cols = np.flatnonzero(np.repeat(label == g, 3))
+        assert parts[g] == pytest.approx(desaxce_residual(r[cols], u[cols], p.mu[label == g], 3), rel=1e-14)
+
+
+def test_a_start_near_the_answer_takes_the_whole_problems_newton():
+    """A start within ISLANDS_FROM of the answer (relative): the whole problem's iterations, to the bit."""
+    from contactcp.solvers.cone.newton_islands import ISLANDS_FROM
+
+    p = box_stack(9, columns=3, seed=1)
+    H, M, inv = _arrays(p)
+    args = (p.q, p.mu, 3, np.zeros(p.q.size), residual_scale(p.q), 1e-6, 50, 1e-3, 1e-6, 1e-4, 5, 6.0, 1.0)
+    near = prepared_newton(H, M, inv, *args)[0]  # within 1e-6 / 2 < ISLANDS_FROM
+    assert 1e-6 < ISLANDS_FROM
+    tight = (args[0], args[1], 3, near, args[4], 1e-12) + args[6:]
+    r, u, outcome, it, shrinks, discarded = island_newton(H, M, inv, *tight)
+    whole = prepared_newton(H, M, inv, *tight)
+    assert outcome == whole[2] == 0 and it == whole[3] > 0 and discarded == 0
+    np.testing.assert_array_equal(r, whole[0])

@@ -99,25 +99,46 @@ def residual_scale(q):
     return nq if nq > np.finfo(np.float64).tiny else 1.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_contact_residual2(r, u, mu, d, i, x, total):
+    """``total`` plus contact ``i``'s squares in :func:`desaxce_residual`'s sum, added one by one
+    (``x``: room for ``d``)."""
+    o = i * d
+    ut2 = 0.0
+    for k in range(1, d):
+        ut2 += u[o + k] * u[o + k]
+    x[0] = r[o] - (u[o] + mu[i] * np.sqrt(ut2))
+    for k in range(1, d):
+        x[k] = r[o + k] - u[o + k]
+    project_cone(x, mu[i], d)
+    for k in range(d):
+        diff = r[o + k] - x[k]
+        total += diff * diff
+    return total
+
+
 @njit(cache=True, nogil=True)
 def desaxce_residual(r, u, mu, d):
     """``||r - P_K(r - u - mu ||u_T|| e_N)||_2`` (unscaled)."""
-    n_c = mu.shape[0]
     total = 0.0
     x = np.empty(d)
-    for i in range(n_c):
-        o = i * d
-        ut2 = 0.0
-        for k in range(1, d):
-            ut2 += u[o + k] * u[o + k]
-        x[0] = r[o] - (u[o] + mu[i] * np.sqrt(ut2))
-        for k in range(1, d):
-            x[k] = r[o + k] - u[o + k]
-        project_cone(x, mu[i], d)
-        for k in range(d):
-            diff = r[o + k] - x[k]
-            total += diff * diff
+    for i in range(mu.shape[0]):
+        total = _add_contact_residual2(r, u, mu, d, i, x, total)
     return np.sqrt(total)
+
+
+@njit(cache=True, nogil=True)
+def desaxce_residuals_by(r, u, mu, d, label, count):
+    """:func:`desaxce_residual` of each group of contacts (``label``: each contact's, ``0 ..
+    count - 1``) and of all, each sum in the contacts' order (the latter's bits are
+    :func:`desaxce_residual`'s)."""
+    parts = np.zeros(count)
+    total = 0.0
+    x = np.empty(d)
+    for i in range(mu.shape[0]):
+        total = _add_contact_residual2(r, u, mu, d, i, x, total)
+        parts[label[i]] = _add_contact_residual2(r, u, mu, d, i, x, parts[label[i]])
+    return np.sqrt(parts), np.sqrt(total)
 
 
 @njit(cache=True, nogil=True)
