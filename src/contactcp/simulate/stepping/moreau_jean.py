@@ -39,7 +39,8 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    ``g*_j = -e u_imp (h - tau) + a_N (h - tau)^2 / 2`` (the event-driven answer, where the
    trapezoidal position update would reverse the velocity at the start of the step).  The hit
    contacts are moved to their targets by the least mass-weighted correction ``dq = M^{-1} H_N l``
-   (least squares; none when every one is within ``projection_tol`` of its target already); then,
+   (least squares, on free bodies group by group of hit contacts joined by bodies:
+   :mod:`~.hit_kernels`; none when every one is within ``projection_tol`` of its target already); then,
    if some ``g_pred,j - g*_j < -projection_tol``, by the smallest one with ``l >= 0``,
    ``W_N l + g_pred - g* >= 0``, complementary (an LCP, certified as well, in global form first on
    the contacts within reach of the correction, the others checked open; the projection of
