@@ -20,17 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from contactcp.linalg.union_find import join, root
 from contactcp.simulate.stepping.impact_kernels import small_lstsq
 
 __all__ = ["grouped_hit_correction"]
-
-
-@njit(cache=True, nogil=True)
-def _root(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
 
 
 @njit(cache=True, nogil=True)
@@ -55,9 +48,7 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
     for j in range(k):
         b0, b1 = _sides(blocks, hits[j])
         if b0 >= 0:
-            r0, r1 = _root(parent, b0), _root(parent, b1)
-            if r0 != r1:
-                parent[max(r0, r1)] = min(r0, r1)
+            join(parent, b0, b1)
     MinvH = np.zeros((nv, k))  # M^-1 H_h on the rows of each column's bodies
     for j in range(k):
         c = d * hits[j]
@@ -73,7 +64,7 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
                 MinvH[r, j] = s
     group = np.empty(k, dtype=np.int64)
     for j in range(k):
-        group[j] = _root(parent, _sides(blocks, hits[j])[1])
+        group[j] = root(parent, _sides(blocks, hits[j])[1])
     order = np.argsort(group, kind="mergesort")  # each group's hits, in their order
     lam = np.zeros(k)
     start = 0

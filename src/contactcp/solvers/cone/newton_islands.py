@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from contactcp.linalg.union_find import join, root
 from contactcp.solvers.cone.kernels import desaxce_residual, desaxce_residuals_by, residual_scale
 from contactcp.solvers.cone.newton_global_loop import ITERATION_LIMIT, NO_BAND, SOLVED, prepared_newton
 from contactcp.solvers.cone.woodbury_kernels import w_matvec
@@ -41,26 +42,11 @@ ISLANDS_FROM = 1e-4
 
 
 @njit(cache=True, nogil=True)
-def _root(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@njit(cache=True, nogil=True)
-def _join(parent, a, b):
-    ra, rb = _root(parent, a), _root(parent, b)
-    if ra != rb:
-        parent[max(ra, rb)] = min(ra, rb)
-
-
-@njit(cache=True, nogil=True)
 def _join_pattern(parent, Ap, Ai):
     """Joins the rows and columns of a square matrix's entries (CSR pattern)."""
     for r in range(Ap.shape[0] - 1):
         for p in range(Ap[r], Ap[r + 1]):
-            _join(parent, r, Ai[p])
+            join(parent, r, Ai[p])
 
 
 @njit(cache=True, nogil=True)
@@ -81,21 +67,21 @@ def islands(H_csr, M_csr, inv, d, n_c):
             if first[c] < 0:
                 first[c] = r
             else:
-                _join(parent, first[c], r)
+                join(parent, first[c], r)
     label = np.full(n_c, -1, dtype=np.int64)
     number = np.full(n, -1, dtype=np.int64)
     count = 0
     for c in range(n_c):
         if first[c] < 0:
             return label, number, -1
-        root = _root(parent, first[c])
-        if number[root] < 0:
-            number[root] = count
+        top = root(parent, first[c])
+        if number[top] < 0:
+            number[top] = count
             count += 1
-        label[c] = number[root]
+        label[c] = number[top]
     row_label = np.empty(n, dtype=np.int64)
     for r in range(n):
-        row_label[r] = number[_root(parent, r)]
+        row_label[r] = number[root(parent, r)]
     return label, row_label, count
 
 
