@@ -15,6 +15,15 @@ from contactcp.simulate.stepping.impulses import LOCAL_UP_TO
 from contactcp.solvers.cone.newton_global_direct import Prepared
 
 
+def _general_path(monkeypatch):
+    """Steps by the general path only: the compiled global step (moreau_jean._advance_global, the
+    same arithmetic, tested in test_global_step.py) answers only Newtons it certifies, without
+    the retries and corrections these tests watch."""
+    from contactcp.simulate.stepping import moreau_jean
+
+    monkeypatch.setattr(moreau_jean, "_advance_global", lambda *args: None)
+
+
 def _coulomb_violation(step) -> float:
     """The test's own check of each active contact's impulse and end velocity: the cone, the
     dual cone of De Saxcé's velocity and their complementarity, relative to the step's scale."""
@@ -137,6 +146,7 @@ def test_a_newton_not_certified_is_tried_again_damped_before_the_chain(monkeypat
     def no_chain(*args):
         raise AssertionError("the chain ran")
 
+    _general_path(monkeypatch)
     monkeypatch.setattr(Prepared, "newton", spy)
     monkeypatch.setattr(impulses, "solve_chain", no_chain)
     traj = simulate(box_stack(7), 0.003, 1e-3)
@@ -176,6 +186,7 @@ def test_a_position_projection_not_certified_is_tried_again_before_the_lcp(monke
             raise AssertionError("the LCP ran")
         return solve(problem, *args, **options)
 
+    _general_path(monkeypatch)
     monkeypatch.setattr(Prepared, "newton", spy)
     monkeypatch.setattr(moreau_jean, "solve", no_lcp)
     traj = simulate(scene, 1e-3, 1e-3)
@@ -199,6 +210,7 @@ def test_a_stack_at_rest_is_not_corrected_and_a_landing_one_is(monkeypatch):
         calls.append(args[5].shape[0])  # the hit contacts
         return real(*args)
 
+    _general_path(monkeypatch)
     monkeypatch.setattr(moreau_jean, "grouped_hit_correction", spy)
     traj = simulate(box_stack(7), 0.01, 1e-3)
     # from the second step on, every step has hit contacts (the first starts without impulses)
@@ -247,6 +259,7 @@ def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach
             sizes.append((prepared.w.size, res.success))
         return res
 
+    _general_path(monkeypatch)
     monkeypatch.setattr(Prepared, "newton", spy)
     traj = simulate(_sunk_box_under_a_hovering_one(hover), 1e-3, 1e-3)
     step = traj.steps[0]
@@ -275,6 +288,7 @@ def test_the_dense_least_squares_lands_seven_boxes_as_the_groups_do(monkeypatch)
             scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, pose, friction=0.5)
         return scene
 
+    _general_path(monkeypatch)
     grouped = simulate(row(), 0.03, 1e-3)
     calls = []
     real = moreau_jean.sla.lstsq

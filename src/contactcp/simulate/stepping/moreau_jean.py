@@ -28,7 +28,9 @@ From ``(t_k, q_k, v_k)`` with step ``h`` (Moreau 1988; Jean 1999; Acary & Brogli
    (:class:`~contactcp.problems.GlobalFrictionContactProblem`: ``M dv = H r``,
    ``u' = H^T dv + q``; ``W`` is never formed), by the global semismooth Newton warm-started from
    the last step's impulses (:mod:`contactcp.solvers.cone.newton_global`), else the default chain,
-   certified with the global problem's own residual.
+   certified with the global problem's own residual (on free bodies, when that Newton certifies the
+   step, the step with its position correction's first part in one compiled call,
+   :mod:`~contactcp.simulate.stepping.global_kernels`, the same arithmetic).
 4. ``q_{k+1} = q_k (+) h (theta v_{k+1} + (1 - theta) v_k)`` (a Lie-group step for free bodies),
    and ``v_{k+1}``, computed in the tangent space at ``q_k``, is carried to the one at ``q_{k+1}``
    (a free body's twist is in its own axes, which the step turned).
@@ -62,6 +64,8 @@ from contactcp._validate import number
 from contactcp.errors import InvalidOptionError, UnknownMethodError
 from contactcp.problems import LCP, FrictionContactProblem, GlobalFrictionContactProblem
 from contactcp.result import Status
+from contactcp.simulate.stepping.global_kernels import DONE as GLOBAL_DONE
+from contactcp.simulate.stepping.global_kernels import far_open, global_advance
 from contactcp.simulate.stepping.hit_kernels import grouped_hit_correction
 from contactcp.simulate.stepping.impact_kernels import (
     impact_targets,
@@ -76,6 +80,7 @@ from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.memory import last_impulses, remember
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
+from contactcp.solvers.cone.newton_global import BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY, csr64
 from contactcp.solvers.cone.newton_global_direct import _arrays, prepare
 from contactcp.solvers.registry import methods_for, solve
 
@@ -277,6 +282,10 @@ def advance(
     if chol is None:
         chol = mass_factor(system, M, t)
         acc = chol.solve(f)
+        if C.dim == 3 and C.blocks is not None and scheme.method is None and scheme.friction == "cone":
+            done = _advance_global(system, t, q, v, h, scheme, memory, M, chol, acc, C, (before, R0, warm))
+            if done is not None:
+                return done
     v_free = v + h * acc
     d, n = C.dim, C.n
     # u_k, a_N, the impact times, the active contacts (step 2) and the law's u* (step 3), compiled
@@ -356,6 +365,48 @@ def _advance_local(system, t, q, v, h, scheme: Scheme, memory: dict, M, f, C, la
         return (q1, system.transport(step, v1), record), chol, acc
     dq = _lcp_correction(M, chol, C.H, 3, need[:n], dq, scheme, record)
     return (system.integrate(q1, dq), system.transport(dq, system.transport(step, v1)), record), chol, acc
+
+
+def _advance_global(system, t, q, v, h, scheme: Scheme, memory: dict, M, chol, acc, C, last):
+    """:func:`advance`'s step in global form on free bodies in one compiled call
+    (:func:`~contactcp.simulate.stepping.global_kernels.global_advance`, the same arithmetic):
+    ``(q1, v1, record)``, or None where it does not apply (a mass matrix not of free bodies' blocks,
+    motion not compiled, too many velocities for the direct Newton) or answers the general path
+    (then the step is taken from its start there).  The gap LCP, when the hit contacts' correction
+    leaves a contact short, is :func:`_lcp_correction`'s."""
+    motion = getattr(system, "motion_indices", None)
+    if motion is None or not getattr(chol, "finite", False) or C.H.shape[0] > DENSE_UP_TO or chol.inverse() is None:
+        return None
+    M_csr, inv, most = _arrays(chol)
+    small = chol._small
+    has_small = small is not None
+    small = csr64(small) if has_small else (_NO_INDEX, _NO_INDEX, _NO_VECTOR)
+    mass = (M_csr, inv, most, small, has_small, chol.diag_rows.astype(np.int64), _f64(chol.diag))
+    before, R0, warm = last
+    try:
+        found = global_advance(
+            _f64(C.H), C.blocks, _f64(v), _f64(acc), float(h), _f64(C.gap), _f64(C.e), _f64(C.mu), R0, warm,
+            scheme._local_options, float(scheme.tol), LOCAL_UP_TO, _NEWTON, mass, C.frames, float(scheme.slip_tol),
+            _f64(q), *motion, (max(scheme.tol, PROJECTION_TOL), float(GAP_REACH), GAP_RETRY_EPS),
+        )  # fmt: skip
+    except ValueError:  # an entry outside the Newton's band: the general path's registry run reports it
+        return None
+    code, active, r, u1, modes, slide, world, residual, its, projected, lcp, q1, v_end, need, dq, gap = found
+    if code != GLOBAL_DONE:
+        return None
+    method, modes = ("newton-global" if active.any() else "free"), (modes, slide, world)
+    record = _record(t, C, active, r, u1, Status.SOLVED, residual, its, method, scheme, memory, before, modes)
+    if not lcp:
+        record.projected, record.projection_residual = projected, gap
+        return q1, v_end, record
+    dq = _lcp_correction(M, chol, C.H, 3, need, dq, scheme, record, C.blocks)
+    return system.integrate(q1, dq), system.transport(dq, v_end), record
+
+
+#: the Newton's options as :meth:`~contactcp.solvers.cone.newton_global_direct.Prepared.newton`
+#: takes them by default: ``(max_iter, eps, eps_floor, armijo, memory, flops)``
+_NEWTON = (50.0, 1e-3, EPS_FLOOR, 1e-4, float(MEMORY), float(BAND_FLOPS))
+_NO_INDEX = np.zeros(1, dtype=np.int64)
 
 
 def _workspace(system: Any, nv: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -500,13 +551,21 @@ def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, bl
             dq = res.x[:nv]
             far = np.ones(need.shape[0], dtype=bool)
             far[near] = False
-            if (need[far] + H[:, d * np.flatnonzero(far)].T @ dq > 0).all():
+            if far_open(H, blocks, need, far, dq) if blocks is not None and d == 3 else _far_open(H, d, need, far, dq):
                 return res, dq, float(res.residual.value)
     everyone = np.arange(need.shape[0])
     res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks)
     if not res.success:  # once more, with a smaller proximal term (GAP_RETRY_EPS)
         res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks, eps=GAP_RETRY_EPS)
     return (res, res.x[:nv], float(res.residual.value)) if res.success else None
+
+
+def _far_open(H: np.ndarray, d: int, need: np.ndarray, far: np.ndarray, dq: np.ndarray) -> bool:
+    """Whether every contact ``far`` (a mask) stays open after ``dq``: ``need_j + (H_N^T dq)_j > 0``
+    (``H``'s normal columns every ``d``-th; by rows in order, as :func:`~.global_kernels.far_open`
+    reads a free bodies' ``H`` by its contacts' rows)."""
+    moved = transpose_times(H, _NO_BLOCKS, _f64(dq), _NO_VECTOR, d)[0][::d]
+    return bool((need[far] + moved[far] > 0).all())
 
 
 def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, blocks, **options):
