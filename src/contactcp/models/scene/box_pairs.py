@@ -206,7 +206,7 @@ def _clip(P, np_, Q, nq, eps):
         nxt = np.empty((2 * n + 2, 2))
         m = 0
         for i in range(n):
-            p, o = cur[i], cur[i - 1]
+            p, o = cur[i], cur[i - 1 if i > 0 else n - 1]
             dp = (ex * (p[1] - a[1]) - ey * (p[0] - a[0])) / length
             do = (ex * (o[1] - a[1]) - ey * (o[0] - a[0])) / length
             if (dp >= -eps) != (do >= -eps) and n > 1:
