@@ -65,6 +65,9 @@ TIE = 1e-12
 #: the distance check's tolerance relative to the scale (module docstring), also the patch's
 #: clipping tolerance
 WITNESS = 1e-9
+#: rows of each scratch polygon of :func:`pair_contacts`' work buffer (a clip that would need more,
+#: none seen, allocates its own)
+ROOM = 64
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -84,55 +87,58 @@ def _rotate(R, x):
 
 
 @njit(cache=True, nogil=True)
-def _radius(R, e, L):
-    """``sum_i e_i |L . R_i|``: the box's half-width along the unit ``L`` (``R_i`` its axes, columns)."""
+def _radius(R, e, l0, l1, l2):
+    """``sum_i e_i |L . R_i|``: the box's half-width along the unit ``L = (l0, l1, l2)`` (``R_i`` its
+    axes, columns)."""
     s = 0.0
     for i in range(3):
-        s += e[i] * abs(L[0] * R[0, i] + L[1] * R[1, i] + L[2] * R[2, i])
+        s += e[i] * abs(l0 * R[0, i] + l1 * R[1, i] + l2 * R[2, i])
     return s
 
 
 @njit(cache=True, nogil=True)
 def _axis(ca, Ra, ea, cb, Rb, eb):
-    """``(separation, unit axis from B to A)`` of the best of the 15 axes (module docstring)."""
-    d = ca - cb
-    scale = 1.0 + abs(d[0]) + abs(d[1]) + abs(d[2]) + ea.sum() + eb.sum()
-    best, axis = -np.inf, np.zeros(3)
-    L = np.empty(3)
+    """``(separation, unit axis from B to A as three floats, scale)`` of the best of the 15 axes
+    (module docstring)."""
+    d0, d1, d2 = ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]
+    scale = 1.0 + abs(d0) + abs(d1) + abs(d2) + ea.sum() + eb.sum()
+    best, x0, x1, x2 = -np.inf, 0.0, 0.0, 0.0
     for k in range(6):
         R = Ra if k < 3 else Rb
-        L[:] = R[:, k % 3]
-        s = abs(_dot3(L, d)) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
+        c = k % 3
+        l0, l1, l2 = R[0, c], R[1, c], R[2, c]
+        s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(Ra, ea, l0, l1, l2) - _radius(Rb, eb, l0, l1, l2)
         if s > best:
-            best, axis[:] = s, L
+            best, x0, x1, x2 = s, l0, l1, l2
     face = best
     for i in range(3):
+        a0, a1, a2 = Ra[0, i], Ra[1, i], Ra[2, i]
         for j in range(3):
-            a, b = Ra[:, i], Rb[:, j]
-            L[0] = a[1] * b[2] - a[2] * b[1]
-            L[1] = a[2] * b[0] - a[0] * b[2]
-            L[2] = a[0] * b[1] - a[1] * b[0]
-            m = math.sqrt(_dot3(L, L))
+            b0, b1, b2 = Rb[0, j], Rb[1, j], Rb[2, j]
+            l0, l1, l2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+            m = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
             if m < PARALLEL:
                 continue
-            L /= m
-            s = abs(_dot3(L, d)) - _radius(Ra, ea, L) - _radius(Rb, eb, L)
+            l0, l1, l2 = l0 / m, l1 / m, l2 / m
+            s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(Ra, ea, l0, l1, l2) - _radius(Rb, eb, l0, l1, l2)
             if s > best and s > face + TIE * scale:
-                best, axis[:] = s, L
-    if _dot3(axis, d) < 0.0:
-        axis = -axis
-    return best, axis, scale
+                best, x0, x1, x2 = s, l0, l1, l2
+    if x0 * d0 + x1 * d1 + x2 * d2 < 0.0:
+        x0, x1, x2 = -x0, -x1, -x2
+    return best, x0, x1, x2, scale
 
 
 @njit(cache=True, nogil=True)
-def _support(c, R, e, u, tol, out):
-    """The box's vertices within ``tol`` of its support plane in the direction ``u`` into ``out``:
-    ``(count, support value)``.  A vertex's shortfall is ``2 sum e_i |u . R_i|`` over the axes on
-    which its sign opposes ``u``'s."""
-    a = np.empty(3)
-    for i in range(3):
-        a[i] = u[0] * R[0, i] + u[1] * R[1, i] + u[2] * R[2, i]
-    level = _dot3(u, c)
+def _support(c, R, e, u0, u1, u2, tol, out):
+    """The box's vertices within ``tol`` of its support plane in the direction ``u = (u0, u1, u2)``
+    into ``out``: ``(count, support value)``.  A vertex's shortfall is ``2 sum e_i |u . R_i|`` over
+    the axes on which its sign opposes ``u``'s."""
+    a = (
+        u0 * R[0, 0] + u1 * R[1, 0] + u2 * R[2, 0],
+        u0 * R[0, 1] + u1 * R[1, 1] + u2 * R[2, 1],
+        u0 * R[0, 2] + u1 * R[1, 2] + u2 * R[2, 2],
+    )
+    level = u0 * c[0] + u1 * c[1] + u2 * c[2]
     for i in range(3):
         level += e[i] * abs(a[i])
     k = 0
@@ -144,89 +150,95 @@ def _support(c, R, e, u, tol, out):
                 short += 2.0 * e[i] * abs(a[i])
         if short <= tol:
             for r in range(3):
-                out[k, r] = c[r]
+                x = c[r]
                 for i in range(3):
-                    out[k, r] += (1.0 if (s >> i) & 1 else -1.0) * e[i] * R[r, i]
+                    x += (1.0 if (s >> i) & 1 else -1.0) * e[i] * R[r, i]
+                out[k, r] = x
             k += 1
     return k, level
 
 
-@njit(cache=True, nogil=True)
-def _cross2(o, a, b):
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+@njit(cache=True, nogil=True, inline="always")
+def _cross2(ox, oy, ax, ay, bx, by):
+    """The 2-D cross product ``(a - o) x (b - o)``."""
+    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
 @njit(cache=True, nogil=True)
-def _hull(P, m, eps):
-    """The convex hull of the 2-D points ``P[:m]``, counter-clockwise (monotone chain); points within
-    ``eps`` merged; ``(H, count)`` (a point or a segment when degenerate)."""
-    Q = P[:m].copy()
-    for i in range(1, m):  # by x, then y (insertion sort: a handful of points)
-        p = Q[i].copy()
+def _hull(P, m, eps, H):
+    """The convex hull of the 2-D points ``P[:m]`` (sorted in place by x, then y), counter-clockwise
+    (monotone chain), into ``H`` (``2 m + 1`` rows or more); points within ``eps`` merged: its number
+    of vertices (a point or a segment when degenerate)."""
+    for i in range(1, m):  # insertion sort: a handful of points
+        px, py = P[i, 0], P[i, 1]
         j = i - 1
-        while j >= 0 and (Q[j, 0] > p[0] or (Q[j, 0] == p[0] and Q[j, 1] > p[1])):
-            Q[j + 1] = Q[j]
+        while j >= 0 and (P[j, 0] > px or (P[j, 0] == px and P[j, 1] > py)):
+            P[j + 1, 0], P[j + 1, 1] = P[j, 0], P[j, 1]
             j -= 1
-        Q[j + 1] = p
-    H = np.empty((2 * m + 1, 2))
+        P[j + 1, 0], P[j + 1, 1] = px, py
     k = 0
     for sweep in range(2):
         start = k
         for idx in range(m):
-            p = Q[idx] if sweep == 0 else Q[m - 1 - idx]
-            while k >= start + 2 and _cross2(H[k - 2], H[k - 1], p) <= eps * eps:
+            q = idx if sweep == 0 else m - 1 - idx
+            px, py = P[q, 0], P[q, 1]
+            while k >= start + 2 and _cross2(H[k - 2, 0], H[k - 2, 1], H[k - 1, 0], H[k - 1, 1], px, py) <= eps * eps:
                 k -= 1
-            H[k] = p
+            H[k, 0], H[k, 1] = px, py
             k += 1
         k -= 1  # the last point of each chain starts the other
     k = max(k, 1)
-    # merge points within eps (a support set of one point, or of two nearly equal ones)
-    out = np.empty((k, 2))
+    # merge points within eps (a support set of one point, or of two nearly equal ones), in place
     n = 0
     for i in range(k):
-        if n == 0 or (H[i, 0] - out[n - 1, 0]) ** 2 + (H[i, 1] - out[n - 1, 1]) ** 2 > eps * eps:
-            out[n] = H[i]
+        if n == 0 or (H[i, 0] - H[n - 1, 0]) ** 2 + (H[i, 1] - H[n - 1, 1]) ** 2 > eps * eps:
+            H[n, 0], H[n, 1] = H[i, 0], H[i, 1]
             n += 1
-    while n > 1 and (out[0, 0] - out[n - 1, 0]) ** 2 + (out[0, 1] - out[n - 1, 1]) ** 2 <= eps * eps:
+    while n > 1 and (H[0, 0] - H[n - 1, 0]) ** 2 + (H[0, 1] - H[n - 1, 1]) ** 2 <= eps * eps:
         n -= 1
-    return out, n
+    return n
 
 
 @njit(cache=True, nogil=True)
-def _clip(P, np_, Q, nq, eps):
+def _clip(P, np_, Q, nq, eps, nxt):
     """``P[:np_]`` (a convex polygon, a segment or a point) clipped by the half-planes left of each
     edge of the convex polygon ``Q[:nq]`` (counter-clockwise, three or more vertices): Sutherland and
-    Hodgman, with a point up to ``eps`` outside an edge kept; ``(points, count)``."""
-    cur = P[:np_].copy()
-    n = np_
+    Hodgman, with a point up to ``eps`` outside an edge kept, the points kept after each edge hulled
+    again; ``(points, count)``.  ``P`` is overwritten (the points are in it unless it was too small)
+    and ``nxt`` is scratch."""
+    cur, n = P, np_
     for e in range(nq):
-        a, b = Q[e], Q[(e + 1) % nq]
-        ex, ey = b[0] - a[0], b[1] - a[1]
+        ax, ay = Q[e, 0], Q[e, 1]
+        ex, ey = Q[(e + 1) % nq, 0] - ax, Q[(e + 1) % nq, 1] - ay
         length = math.sqrt(ex * ex + ey * ey)
-        nxt = np.empty((2 * n + 2, 2))
+        if nxt.shape[0] < 2 * n + 2:
+            nxt = np.empty((2 * n + 2, 2))
         m = 0
         for i in range(n):
-            p, o = cur[i], cur[i - 1 if i > 0 else n - 1]
-            dp = (ex * (p[1] - a[1]) - ey * (p[0] - a[0])) / length
-            do = (ex * (o[1] - a[1]) - ey * (o[0] - a[0])) / length
+            px, py = cur[i, 0], cur[i, 1]
+            ox, oy = cur[i - 1 if i > 0 else n - 1, 0], cur[i - 1 if i > 0 else n - 1, 1]
+            dp = (ex * (py - ay) - ey * (px - ax)) / length
+            do = (ex * (oy - ay) - ey * (ox - ax)) / length
             if (dp >= -eps) != (do >= -eps) and n > 1:
                 t = do / (do - dp)
-                nxt[m, 0] = o[0] + t * (p[0] - o[0])
-                nxt[m, 1] = o[1] + t * (p[1] - o[1])
+                nxt[m, 0] = ox + t * (px - ox)
+                nxt[m, 1] = oy + t * (py - oy)
                 m += 1
             if dp >= -eps:
-                nxt[m] = p
+                nxt[m, 0], nxt[m, 1] = px, py
                 m += 1
-        cur, n = _hull(nxt, m, eps) if m > 0 else (nxt, 0)
-        if n == 0:
-            break
+        if m == 0:
+            return cur, 0
+        if cur.shape[0] < 2 * m + 1:
+            cur = np.empty((2 * m + 1, 2))
+        n = _hull(nxt, m, eps, cur)
     return cur, n
 
 
 @njit(cache=True, nogil=True)
-def _segments(P, np_, Q, nq, eps):
-    """The intersection of two points or segments (fewer than three vertices each): ``(points, n)``."""
-    out = np.empty((2, 2))
+def _segments(P, np_, Q, nq, eps, out):
+    """The intersection of two points or segments (fewer than three vertices each) into ``out`` (two
+    rows): ``(out, n)``."""
     if np_ == 1 or nq == 1:
         p, S, ns = (P[0], Q, nq) if np_ == 1 else (Q[0], P, np_)
         if ns == 1:
@@ -261,87 +273,119 @@ def _segments(P, np_, Q, nq, eps):
 
 
 @njit(cache=True, nogil=True)
-def _meet(P, np_, Q, nq, eps):
-    """The intersection of two convex hulls (each a polygon, a segment or a point)."""
+def _meet(P, np_, Q, nq, eps, scratch):
+    """The intersection of two convex hulls (each a polygon, a segment or a point): ``(points, count)``;
+    the polygon clipped is overwritten, ``scratch`` (two rows or more) is the work room."""
     if nq >= 3:
-        return _clip(P, np_, Q, nq, eps)
+        return _clip(P, np_, Q, nq, eps, scratch)
     if np_ >= 3:
-        return _clip(Q, nq, P, np_, eps)
-    return _segments(P, np_, Q, nq, eps)
+        return _clip(Q, nq, P, np_, eps, scratch)
+    return _segments(P, np_, Q, nq, eps, scratch)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _least(x0, x1, x2):
+    """``np.argmin(np.abs((x0, x1, x2)))``, NaN first as numpy's (without the arrays)."""
+    a0, a1, a2 = abs(x0), abs(x1), abs(x2)
+    if np.isnan(a0):
+        return 0
+    if np.isnan(a1):
+        return 1
+    k, low = (1, a1) if a1 < a0 else (0, a0)
+    if np.isnan(a2):
+        return 2
+    return 2 if a2 < low else k
 
 
 @njit(cache=True, nogil=True)
-def _patch(n, A, ka, B, kb, mid, eps, out):
+def _patch(n0, n1, n2, A, ka, B, kb, mid, eps, out, work):
     """The patch of the support sets ``A[:ka]`` and ``B[:kb]`` (``kb < 0``: the whole plane) in the
-    plane normal to ``n`` at ``n . x = mid``, its vertices (3-D) into ``out``: their number."""
-    t = np.empty(3)
-    k = np.argmin(np.abs(n))  # n x e_k, e_k the axis n is least along
-    t[:] = 0.0
-    t[(k + 1) % 3], t[(k + 2) % 3] = n[(k + 2) % 3], -n[(k + 1) % 3]
-    t /= math.sqrt(_dot3(t, t))
-    o = np.array([n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]])
-    PA = np.empty((ka, 2))
+    plane normal to ``n = (n0, n1, n2)`` at ``n . x = mid``, its vertices (3-D) into ``out``: their
+    number.  ``work`` (5, :data:`ROOM`, 2) holds the projected points, their hulls and the clip's room."""
+    k = _least(n0, n1, n2)  # t = n x e_k, e_k the axis n is least along
+    if k == 0:
+        t0, t1, t2 = 0.0, n2, -n1
+    elif k == 1:
+        t0, t1, t2 = -n2, 0.0, n0
+    else:
+        t0, t1, t2 = n1, -n0, 0.0
+    size = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    t0, t1, t2 = t0 / size, t1 / size, t2 / size
+    o0, o1, o2 = n1 * t2 - n2 * t1, n2 * t0 - n0 * t2, n0 * t1 - n1 * t0
+    PA, HA = work[0], work[2]
     for i in range(ka):
-        PA[i, 0], PA[i, 1] = _dot3(A[i], t), _dot3(A[i], o)
-    HA, na = _hull(PA, ka, eps)
+        PA[i, 0] = A[i, 0] * t0 + A[i, 1] * t1 + A[i, 2] * t2
+        PA[i, 1] = A[i, 0] * o0 + A[i, 1] * o1 + A[i, 2] * o2
+    na = _hull(PA, ka, eps, HA)
     if kb < 0:
         H, m = HA, na
     else:
-        PB = np.empty((kb, 2))
+        PB, HB = work[1], work[3]
         for i in range(kb):
-            PB[i, 0], PB[i, 1] = _dot3(B[i], t), _dot3(B[i], o)
-        HB, nb = _hull(PB, kb, eps)
-        H, m = _meet(HA, na, HB, nb, eps)
+            PB[i, 0] = B[i, 0] * t0 + B[i, 1] * t1 + B[i, 2] * t2
+            PB[i, 1] = B[i, 0] * o0 + B[i, 1] * o1 + B[i, 2] * o2
+        nb = _hull(PB, kb, eps, HB)
+        H, m = _meet(HA, na, HB, nb, eps, work[4])
     m = min(m, MAX_POINTS)
     for i in range(m):
-        out[i] = H[i, 0] * t + H[i, 1] * o + mid * n
+        out[i, 0] = H[i, 0] * t0 + H[i, 1] * o0 + mid * n0
+        out[i, 1] = H[i, 0] * t1 + H[i, 1] * o1 + mid * n1
+        out[i, 2] = H[i, 0] * t2 + H[i, 1] * o2 + mid * n2
     return m
 
 
 @njit(cache=True, nogil=True)
-def _box_box(ca, Ra, ea, cb, Rb, eb, margin, normal, points):
+def _box_box(ca, Ra, ea, cb, Rb, eb, margin, normal, points, A, B, work):
     """One pair of boxes (module docstring): ``(code, gap, number of points)``; the normal (from B to
-    A) and the points into ``normal`` and ``points``."""
+    A) and the points into ``normal`` and ``points``; ``A``, ``B`` (8, 3) and ``work`` scratch."""
     if min(ea.min(), eb.min()) <= PATCH_TOLERANCE:
         return ASK_COAL, 0.0, 0
-    s, n, scale = _axis(ca, Ra, ea, cb, Rb, eb)
+    s, n0, n1, n2, scale = _axis(ca, Ra, ea, cb, Rb, eb)
     if not s < margin:
         return NONE, s, 0
-    A, B = np.empty((8, 3)), np.empty((8, 3))
     eps = WITNESS * scale
     if s > 0.0:  # apart: the distance is s only where the supporting features overlap
-        ka, la = _support(ca, Ra, ea, -n, eps, A)
-        kb, lb = _support(cb, Rb, eb, n, eps, B)
-        if _patch(n, A, ka, B, kb, 0.0, eps, points) == 0:  # else the closest points' direction
+        ka, la = _support(ca, Ra, ea, -n0, -n1, -n2, eps, A)
+        kb, lb = _support(cb, Rb, eb, n0, n1, n2, eps, B)
+        if _patch(n0, n1, n2, A, ka, B, kb, 0.0, eps, points, work) == 0:  # else the closest points'
             dist, pa, pb = closest_points(ca, Ra, ea, cb, Rb, eb)
             if not dist < margin:
                 return NONE, dist, 0
             if not dist > eps:  # touching corners: no direction to rounding
                 return ASK_COAL, 0.0, 0
-            n = (pa - pb) / dist
-    ka, la = _support(ca, Ra, ea, -n, PATCH_TOLERANCE, A)
-    kb, lb = _support(cb, Rb, eb, n, PATCH_TOLERANCE, B)
-    m = _patch(n, A, ka, B, kb, 0.5 * (lb - la), eps, points)
+            n0, n1, n2 = (pa[0] - pb[0]) / dist, (pa[1] - pb[1]) / dist, (pa[2] - pb[2]) / dist
+    ka, la = _support(ca, Ra, ea, -n0, -n1, -n2, PATCH_TOLERANCE, A)
+    kb, lb = _support(cb, Rb, eb, n0, n1, n2, PATCH_TOLERANCE, B)
+    m = _patch(n0, n1, n2, A, ka, B, kb, 0.5 * (lb - la), eps, points, work)
     if m == 0:
         return ASK_COAL, 0.0, 0
-    normal[:] = n
+    normal[0], normal[1], normal[2] = n0, n1, n2
     return FOUND, -la - lb, m
 
 
 @njit(cache=True, nogil=True)
-def _box_halfspace(c, R, e, n, offset, margin, points):
-    """A box over the half-space ``n . x <= offset`` (world): ``(code, gap, number of points)``; the
-    normal (into the box) is ``n``."""
+def _box_halfspace(c, R, e, n0, n1, n2, offset, margin, points, A, work):
+    """A box over the half-space ``n . x <= offset`` (world, ``n = (n0, n1, n2)``): ``(code, gap,
+    number of points)``; the normal (into the box) is ``n``; ``A`` (8, 3) and ``work`` scratch."""
     if e.min() <= PATCH_TOLERANCE:
         return ASK_COAL, 0.0, 0
-    A = np.empty((8, 3))
-    ka, la = _support(c, R, e, -n, PATCH_TOLERANCE, A)
+    ka, la = _support(c, R, e, -n0, -n1, -n2, PATCH_TOLERANCE, A)
     gap = -la - offset
     if not gap < margin:
         return NONE, gap, 0
-    scale = 1.0 + np.abs(c).sum() + e.sum() + abs(offset)
-    m = _patch(n, A, ka, A, -1, offset + 0.5 * gap, WITNESS * scale, points)
+    scale = 1.0 + (0.0 + abs(c[0]) + abs(c[1]) + abs(c[2])) + e.sum() + abs(offset)  # np.abs(c).sum()'s order
+    m = _patch(n0, n1, n2, A, ka, A, -1, offset + 0.5 * gap, WITNESS * scale, points, work)
     return (FOUND, gap, m) if m else (ASK_COAL, 0.0, 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plane(R, x, d, c):
+    """The half-space ``x . y <= d`` of the frame ``(R, c)`` in the world: ``(n0, n1, n2, offset)``,
+    ``n = R x`` (:func:`_rotate`'s arithmetic)."""
+    n0 = R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2]
+    n1 = R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2]
+    n2 = R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2]
+    return n0, n1, n2, d + (n0 * c[0] + n1 * c[1] + n2 * c[2])
 
 
 @njit(cache=True, nogil=True)
@@ -350,25 +394,33 @@ def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin
     :data:`SPHERE` or other; world placements ``rot`` (G, 3, 3), ``pos`` (G, 3); a box's half sides
     ``half``, a sphere's radius ``half[0]``; a half-space ``plane_n . x <= plane_d`` in its own
     frame): ``(code, normal into the first, gap, count, points)`` per pair (module docstring; spheres
-    on spheres and half-spaces: :mod:`~contactcp.models.scene.sphere_pairs`)."""
+    on spheres and half-spaces: :mod:`~contactcp.models.scene.sphere_pairs`).  The pairs share one
+    set of scratch buffers (support sets, projected points, hulls), allocated here."""
     P = first.shape[0]
     code = np.zeros(P, dtype=np.int64)
     normal = np.zeros((P, 3))
     gap = np.zeros(P)
     count = np.zeros(P, dtype=np.int64)
     points = np.zeros((P, MAX_POINTS, 3))
+    sets = np.empty((2, 8, 3))
+    A, B = sets[0], sets[1]
+    work = np.empty((5, ROOM, 2))
     for p in range(P):
         i, k = first[p], second[p]
         if kinds[i] == BOX and kinds[k] == BOX:
             code[p], gap[p], count[p] = _box_box(
-                pos[i], rot[i], half[i], pos[k], rot[k], half[k], margin, normal[p], points[p]
+                pos[i], rot[i], half[i], pos[k], rot[k], half[k], margin, normal[p], points[p], A, B, work
             )
         elif kinds[i] == BOX and kinds[k] == HALFSPACE or kinds[i] == HALFSPACE and kinds[k] == BOX:
             b, h = (i, k) if kinds[i] == BOX else (k, i)
-            n = _rotate(rot[h], plane_n[h])
-            offset = plane_d[h] + _dot3(n, pos[h])
-            code[p], gap[p], count[p] = _box_halfspace(pos[b], rot[b], half[b], n, offset, margin, points[p])
-            normal[p] = n if b == i else -n
+            n0, n1, n2, offset = _plane(rot[h], plane_n[h], plane_d[h], pos[h])
+            code[p], gap[p], count[p] = _box_halfspace(
+                pos[b], rot[b], half[b], n0, n1, n2, offset, margin, points[p], A, work
+            )
+            if b == i:
+                normal[p, 0], normal[p, 1], normal[p, 2] = n0, n1, n2
+            else:
+                normal[p, 0], normal[p, 1], normal[p, 2] = -n0, -n1, -n2
         elif kinds[i] == SPHERE and kinds[k] == SPHERE:
             code[p], gap[p], count[p] = sphere_sphere(
                 pos[i], half[i, 0], pos[k], half[k, 0], margin, normal[p], points[p, 0]
