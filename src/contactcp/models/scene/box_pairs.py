@@ -86,41 +86,63 @@ def _rotate(R, x):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _min3(e, g):
+    """``e[g].min()`` of a row of three, as numba's (the first NaN, else the least), without the view."""
+    low = e[g, 0]
+    if np.isnan(low):
+        return low
+    for i in range(1, 3):
+        v = e[g, i]
+        if np.isnan(v):
+            return v
+        if v < low:
+            low = v
+    return low
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum3(e, g):
+    """``e[g].sum()`` of a row of three in numba's order (from 0.0, first to last), without the view."""
+    return 0.0 + e[g, 0] + e[g, 1] + e[g, 2]
+
+
 @njit(cache=True, nogil=True)
-def _radius(R, e, l0, l1, l2):
-    """``sum_i e_i |L . R_i|``: the box's half-width along the unit ``L = (l0, l1, l2)`` (``R_i`` its
-    axes, columns)."""
+def _radius(rot, half, g, l0, l1, l2):
+    """``sum_i e_i |L . R_i|``: box ``g``'s half-width along the unit ``L = (l0, l1, l2)`` (``R_i``
+    its axes, the columns of ``rot[g]``, ``e = half[g]``)."""
     s = 0.0
     for i in range(3):
-        s += e[i] * abs(l0 * R[0, i] + l1 * R[1, i] + l2 * R[2, i])
+        s += half[g, i] * abs(l0 * rot[g, 0, i] + l1 * rot[g, 1, i] + l2 * rot[g, 2, i])
     return s
 
 
 @njit(cache=True, nogil=True)
-def _axis(ca, Ra, ea, cb, Rb, eb):
+def _axis(rot, pos, half, a, b):
     """``(separation, unit axis from B to A as three floats, scale)`` of the best of the 15 axes
-    (module docstring)."""
-    d0, d1, d2 = ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]
-    scale = 1.0 + abs(d0) + abs(d1) + abs(d2) + ea.sum() + eb.sum()
+    (module docstring) for boxes ``A = a`` and ``B = b`` (placements ``rot``, ``pos``, half sides
+    ``half``)."""
+    d0, d1, d2 = pos[a, 0] - pos[b, 0], pos[a, 1] - pos[b, 1], pos[a, 2] - pos[b, 2]
+    scale = 1.0 + abs(d0) + abs(d1) + abs(d2) + _sum3(half, a) + _sum3(half, b)
     best, x0, x1, x2 = -np.inf, 0.0, 0.0, 0.0
     for k in range(6):
-        R = Ra if k < 3 else Rb
+        g = a if k < 3 else b
         c = k % 3
-        l0, l1, l2 = R[0, c], R[1, c], R[2, c]
-        s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(Ra, ea, l0, l1, l2) - _radius(Rb, eb, l0, l1, l2)
+        l0, l1, l2 = rot[g, 0, c], rot[g, 1, c], rot[g, 2, c]
+        s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(rot, half, a, l0, l1, l2) - _radius(rot, half, b, l0, l1, l2)
         if s > best:
             best, x0, x1, x2 = s, l0, l1, l2
     face = best
     for i in range(3):
-        a0, a1, a2 = Ra[0, i], Ra[1, i], Ra[2, i]
+        a0, a1, a2 = rot[a, 0, i], rot[a, 1, i], rot[a, 2, i]
         for j in range(3):
-            b0, b1, b2 = Rb[0, j], Rb[1, j], Rb[2, j]
+            b0, b1, b2 = rot[b, 0, j], rot[b, 1, j], rot[b, 2, j]
             l0, l1, l2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
             m = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
             if m < PARALLEL:
                 continue
             l0, l1, l2 = l0 / m, l1 / m, l2 / m
-            s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(Ra, ea, l0, l1, l2) - _radius(Rb, eb, l0, l1, l2)
+            s = abs(l0 * d0 + l1 * d1 + l2 * d2) - _radius(rot, half, a, l0, l1, l2) - _radius(rot, half, b, l0, l1, l2)
             if s > best and s > face + TIE * scale:
                 best, x0, x1, x2 = s, l0, l1, l2
     if x0 * d0 + x1 * d1 + x2 * d2 < 0.0:
@@ -129,30 +151,30 @@ def _axis(ca, Ra, ea, cb, Rb, eb):
 
 
 @njit(cache=True, nogil=True)
-def _support(c, R, e, u0, u1, u2, tol, out):
-    """The box's vertices within ``tol`` of its support plane in the direction ``u = (u0, u1, u2)``
+def _support(rot, pos, half, g, u0, u1, u2, tol, out):
+    """Box ``g``'s vertices within ``tol`` of its support plane in the direction ``u = (u0, u1, u2)``
     into ``out``: ``(count, support value)``.  A vertex's shortfall is ``2 sum e_i |u . R_i|`` over
     the axes on which its sign opposes ``u``'s."""
     a = (
-        u0 * R[0, 0] + u1 * R[1, 0] + u2 * R[2, 0],
-        u0 * R[0, 1] + u1 * R[1, 1] + u2 * R[2, 1],
-        u0 * R[0, 2] + u1 * R[1, 2] + u2 * R[2, 2],
+        u0 * rot[g, 0, 0] + u1 * rot[g, 1, 0] + u2 * rot[g, 2, 0],
+        u0 * rot[g, 0, 1] + u1 * rot[g, 1, 1] + u2 * rot[g, 2, 1],
+        u0 * rot[g, 0, 2] + u1 * rot[g, 1, 2] + u2 * rot[g, 2, 2],
     )
-    level = u0 * c[0] + u1 * c[1] + u2 * c[2]
+    level = u0 * pos[g, 0] + u1 * pos[g, 1] + u2 * pos[g, 2]
     for i in range(3):
-        level += e[i] * abs(a[i])
+        level += half[g, i] * abs(a[i])
     k = 0
     for s in range(8):
         short = 0.0
         for i in range(3):
             sign = 1.0 if (s >> i) & 1 else -1.0
             if sign * a[i] < 0.0:
-                short += 2.0 * e[i] * abs(a[i])
+                short += 2.0 * half[g, i] * abs(a[i])
         if short <= tol:
             for r in range(3):
-                x = c[r]
+                x = pos[g, r]
                 for i in range(3):
-                    x += (1.0 if (s >> i) & 1 else -1.0) * e[i] * R[r, i]
+                    x += (1.0 if (s >> i) & 1 else -1.0) * half[g, i] * rot[g, r, i]
                 out[k, r] = x
             k += 1
     return k, level
@@ -214,11 +236,11 @@ def _clip(P, np_, Q, nq, eps, nxt):
         if nxt.shape[0] < 2 * n + 2:
             nxt = np.empty((2 * n + 2, 2))
         m = 0
+        ox, oy = cur[n - 1, 0], cur[n - 1, 1]
+        do = (ex * (oy - ay) - ey * (ox - ax)) / length  # each vertex's distance, computed once
         for i in range(n):
             px, py = cur[i, 0], cur[i, 1]
-            ox, oy = cur[i - 1 if i > 0 else n - 1, 0], cur[i - 1 if i > 0 else n - 1, 1]
             dp = (ex * (py - ay) - ey * (px - ax)) / length
-            do = (ex * (oy - ay) - ey * (ox - ax)) / length
             if (dp >= -eps) != (do >= -eps) and n > 1:
                 t = do / (do - dp)
                 nxt[m, 0] = ox + t * (px - ox)
@@ -227,6 +249,7 @@ def _clip(P, np_, Q, nq, eps, nxt):
             if dp >= -eps:
                 nxt[m, 0], nxt[m, 1] = px, py
                 m += 1
+            ox, oy, do = px, py, dp
         if m == 0:
             return cur, 0
         if cur.shape[0] < 2 * m + 1:
@@ -298,9 +321,9 @@ def _least(x0, x1, x2):
 
 
 @njit(cache=True, nogil=True)
-def _patch(n0, n1, n2, A, ka, B, kb, mid, eps, out, work):
+def _patch(n0, n1, n2, A, ka, B, kb, mid, eps, out, p, work):
     """The patch of the support sets ``A[:ka]`` and ``B[:kb]`` (``kb < 0``: the whole plane) in the
-    plane normal to ``n = (n0, n1, n2)`` at ``n . x = mid``, its vertices (3-D) into ``out``: their
+    plane normal to ``n = (n0, n1, n2)`` at ``n . x = mid``, its vertices (3-D) into ``out[p]``: their
     number.  ``work`` (5, :data:`ROOM`, 2) holds the projected points, their hulls and the clip's room."""
     k = _least(n0, n1, n2)  # t = n x e_k, e_k the axis n is least along
     if k == 0:
@@ -328,64 +351,67 @@ def _patch(n0, n1, n2, A, ka, B, kb, mid, eps, out, work):
         H, m = _meet(HA, na, HB, nb, eps, work[4])
     m = min(m, MAX_POINTS)
     for i in range(m):
-        out[i, 0] = H[i, 0] * t0 + H[i, 1] * o0 + mid * n0
-        out[i, 1] = H[i, 0] * t1 + H[i, 1] * o1 + mid * n1
-        out[i, 2] = H[i, 0] * t2 + H[i, 1] * o2 + mid * n2
+        out[p, i, 0] = H[i, 0] * t0 + H[i, 1] * o0 + mid * n0
+        out[p, i, 1] = H[i, 0] * t1 + H[i, 1] * o1 + mid * n1
+        out[p, i, 2] = H[i, 0] * t2 + H[i, 1] * o2 + mid * n2
     return m
 
 
 @njit(cache=True, nogil=True)
-def _box_box(ca, Ra, ea, cb, Rb, eb, margin, normal, points, A, B, work):
-    """One pair of boxes (module docstring): ``(code, gap, number of points)``; the normal (from B to
-    A) and the points into ``normal`` and ``points``; ``A``, ``B`` (8, 3) and ``work`` scratch."""
-    if min(ea.min(), eb.min()) <= PATCH_TOLERANCE:
+def _box_box(rot, pos, half, a, b, margin, normal, points, p, A, B, work):
+    """Boxes ``a`` and ``b`` (module docstring): ``(code, gap, number of points)``; the normal (from
+    ``b`` to ``a``) and the points into ``normal[p]`` and ``points[p]``; ``A``, ``B`` (8, 3) and
+    ``work`` scratch."""
+    if min(_min3(half, a), _min3(half, b)) <= PATCH_TOLERANCE:
         return ASK_COAL, 0.0, 0
-    s, n0, n1, n2, scale = _axis(ca, Ra, ea, cb, Rb, eb)
+    s, n0, n1, n2, scale = _axis(rot, pos, half, a, b)
     if not s < margin:
         return NONE, s, 0
     eps = WITNESS * scale
     if s > 0.0:  # apart: the distance is s only where the supporting features overlap
-        ka, la = _support(ca, Ra, ea, -n0, -n1, -n2, eps, A)
-        kb, lb = _support(cb, Rb, eb, n0, n1, n2, eps, B)
-        if _patch(n0, n1, n2, A, ka, B, kb, 0.0, eps, points, work) == 0:  # else the closest points'
-            dist, pa, pb = closest_points(ca, Ra, ea, cb, Rb, eb)
+        ka, la = _support(rot, pos, half, a, -n0, -n1, -n2, eps, A)
+        kb, lb = _support(rot, pos, half, b, n0, n1, n2, eps, B)
+        if _patch(n0, n1, n2, A, ka, B, kb, 0.0, eps, points, p, work) == 0:  # else the closest points'
+            dist, pa, pb = closest_points(pos[a], rot[a], half[a], pos[b], rot[b], half[b])
             if not dist < margin:
                 return NONE, dist, 0
             if not dist > eps:  # touching corners: no direction to rounding
                 return ASK_COAL, 0.0, 0
             n0, n1, n2 = (pa[0] - pb[0]) / dist, (pa[1] - pb[1]) / dist, (pa[2] - pb[2]) / dist
-    ka, la = _support(ca, Ra, ea, -n0, -n1, -n2, PATCH_TOLERANCE, A)
-    kb, lb = _support(cb, Rb, eb, n0, n1, n2, PATCH_TOLERANCE, B)
-    m = _patch(n0, n1, n2, A, ka, B, kb, 0.5 * (lb - la), eps, points, work)
+    ka, la = _support(rot, pos, half, a, -n0, -n1, -n2, PATCH_TOLERANCE, A)
+    kb, lb = _support(rot, pos, half, b, n0, n1, n2, PATCH_TOLERANCE, B)
+    m = _patch(n0, n1, n2, A, ka, B, kb, 0.5 * (lb - la), eps, points, p, work)
     if m == 0:
         return ASK_COAL, 0.0, 0
-    normal[0], normal[1], normal[2] = n0, n1, n2
+    normal[p, 0], normal[p, 1], normal[p, 2] = n0, n1, n2
     return FOUND, -la - lb, m
 
 
 @njit(cache=True, nogil=True)
-def _box_halfspace(c, R, e, n0, n1, n2, offset, margin, points, A, work):
-    """A box over the half-space ``n . x <= offset`` (world, ``n = (n0, n1, n2)``): ``(code, gap,
-    number of points)``; the normal (into the box) is ``n``; ``A`` (8, 3) and ``work`` scratch."""
-    if e.min() <= PATCH_TOLERANCE:
+def _box_halfspace(rot, pos, half, g, n0, n1, n2, offset, margin, points, p, A, work):
+    """Box ``g`` over the half-space ``n . x <= offset`` (world, ``n = (n0, n1, n2)``): ``(code, gap,
+    number of points)``, the points into ``points[p]``; the normal (into the box) is ``n``; ``A``
+    (8, 3) and ``work`` scratch."""
+    if _min3(half, g) <= PATCH_TOLERANCE:
         return ASK_COAL, 0.0, 0
-    ka, la = _support(c, R, e, -n0, -n1, -n2, PATCH_TOLERANCE, A)
+    ka, la = _support(rot, pos, half, g, -n0, -n1, -n2, PATCH_TOLERANCE, A)
     gap = -la - offset
     if not gap < margin:
         return NONE, gap, 0
-    scale = 1.0 + (0.0 + abs(c[0]) + abs(c[1]) + abs(c[2])) + e.sum() + abs(offset)  # np.abs(c).sum()'s order
-    m = _patch(n0, n1, n2, A, ka, A, -1, offset + 0.5 * gap, WITNESS * scale, points, work)
+    size = 0.0 + abs(pos[g, 0]) + abs(pos[g, 1]) + abs(pos[g, 2])  # np.abs(c).sum(), in its order
+    scale = 1.0 + size + _sum3(half, g) + abs(offset)
+    m = _patch(n0, n1, n2, A, ka, A, -1, offset + 0.5 * gap, WITNESS * scale, points, p, work)
     return (FOUND, gap, m) if m else (ASK_COAL, 0.0, 0)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _plane(R, x, d, c):
-    """The half-space ``x . y <= d`` of the frame ``(R, c)`` in the world: ``(n0, n1, n2, offset)``,
-    ``n = R x`` (:func:`_rotate`'s arithmetic)."""
-    n0 = R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2]
-    n1 = R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2]
-    n2 = R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2]
-    return n0, n1, n2, d + (n0 * c[0] + n1 * c[1] + n2 * c[2])
+def _plane(rot, pos, plane_n, plane_d, h):
+    """Half-space ``h`` (``plane_n[h] . y <= plane_d[h]`` in its frame ``rot[h]``, ``pos[h]``) in the
+    world: ``(n0, n1, n2, offset)``, ``n = R x`` (:func:`_rotate`'s arithmetic)."""
+    n0 = rot[h, 0, 0] * plane_n[h, 0] + rot[h, 0, 1] * plane_n[h, 1] + rot[h, 0, 2] * plane_n[h, 2]
+    n1 = rot[h, 1, 0] * plane_n[h, 0] + rot[h, 1, 1] * plane_n[h, 1] + rot[h, 1, 2] * plane_n[h, 2]
+    n2 = rot[h, 2, 0] * plane_n[h, 0] + rot[h, 2, 1] * plane_n[h, 1] + rot[h, 2, 2] * plane_n[h, 2]
+    return n0, n1, n2, plane_d[h] + (n0 * pos[h, 0] + n1 * pos[h, 1] + n2 * pos[h, 2])
 
 
 @njit(cache=True, nogil=True)
@@ -402,20 +428,17 @@ def pair_contacts(kinds, rot, pos, half, plane_n, plane_d, first, second, margin
     gap = np.zeros(P)
     count = np.zeros(P, dtype=np.int64)
     points = np.zeros((P, MAX_POINTS, 3))
-    sets = np.empty((2, 8, 3))
-    A, B = sets[0], sets[1]
+    A, B = np.empty((8, 3)), np.empty((8, 3))
     work = np.empty((5, ROOM, 2))
     for p in range(P):
         i, k = first[p], second[p]
         if kinds[i] == BOX and kinds[k] == BOX:
-            code[p], gap[p], count[p] = _box_box(
-                pos[i], rot[i], half[i], pos[k], rot[k], half[k], margin, normal[p], points[p], A, B, work
-            )
+            code[p], gap[p], count[p] = _box_box(rot, pos, half, i, k, margin, normal, points, p, A, B, work)
         elif kinds[i] == BOX and kinds[k] == HALFSPACE or kinds[i] == HALFSPACE and kinds[k] == BOX:
             b, h = (i, k) if kinds[i] == BOX else (k, i)
-            n0, n1, n2, offset = _plane(rot[h], plane_n[h], plane_d[h], pos[h])
+            n0, n1, n2, offset = _plane(rot, pos, plane_n, plane_d, h)
             code[p], gap[p], count[p] = _box_halfspace(
-                pos[b], rot[b], half[b], n0, n1, n2, offset, margin, points[p], A, work
+                rot, pos, half, b, n0, n1, n2, offset, margin, points, p, A, work
             )
             if b == i:
                 normal[p, 0], normal[p, 1], normal[p, 2] = n0, n1, n2
