@@ -27,35 +27,38 @@ from numba import njit
 __all__ = ["closest_points"]
 
 
-@njit(cache=True, nogil=True)
-def _corner(c, R, e, signs, out):
-    """The box's corner ``c + R (signs * e)`` into ``out``."""
+@njit(cache=True, nogil=True, inline="always")
+def _corner(c, R, e, s0, s1, s2, out, j):
+    """The box's corner ``c + R (s * e)`` (``s`` the signs ``s0, s1, s2``) into ``out[j]``."""
     for r in range(3):
-        out[r] = c[r]
-        for i in range(3):
-            out[r] += signs[i] * e[i] * R[r, i]
+        x = c[r]
+        x += s0 * e[0] * R[r, 0]
+        x += s1 * e[1] * R[r, 1]
+        x += s2 * e[2] * R[r, 2]
+        out[j, r] = x
 
 
 @njit(cache=True, nogil=True)
-def _clamped(p, c, R, e, out):
-    """The point of the box ``(c, R, e)`` closest to ``p`` into ``out``: ``p`` in the box's axes,
-    clamped to ``[-e, e]``."""
+def _clamped(vw, c, R, e):
+    """The point of the box ``(c, R, e)`` closest to ``vw[0]`` into ``vw[1]``: ``vw[0]`` in the box's
+    axes, clamped to ``[-e, e]``."""
     for r in range(3):
-        out[r] = c[r]
+        vw[1, r] = c[r]
     for i in range(3):
-        x = (p[0] - c[0]) * R[0, i] + (p[1] - c[1]) * R[1, i] + (p[2] - c[2]) * R[2, i]
+        x = (vw[0, 0] - c[0]) * R[0, i] + (vw[0, 1] - c[1]) * R[1, i] + (vw[0, 2] - c[2]) * R[2, i]
         x = min(e[i], max(-e[i], x))
         for r in range(3):
-            out[r] += x * R[r, i]
+            vw[1, r] += x * R[r, i]
 
 
 @njit(cache=True, nogil=True)
-def _segments(p1, q1, p2, q2, c1, c2):
-    """The closest points of the segments ``[p1, q1]`` and ``[p2, q2]`` (both of positive length) into
-    ``c1``, ``c2`` (Ericson 5.1.9; sums written out, the same rounding on every CPU)."""
+def _segments(EA, i, EB, k, vw):
+    """The closest points of the segments ``[EA[2 i], EA[2 i + 1]]`` and ``[EB[2 k], EB[2 k + 1]]``
+    (both of positive length) into ``vw[0]``, ``vw[1]`` (Ericson 5.1.9; sums written out, the same
+    rounding on every CPU)."""
     a = e = f = c = b = 0.0
     for r in range(3):
-        d1, d2, x = q1[r] - p1[r], q2[r] - p2[r], p1[r] - p2[r]
+        d1, d2, x = EA[2 * i + 1, r] - EA[2 * i, r], EB[2 * k + 1, r] - EB[2 * k, r], EA[2 * i, r] - EB[2 * k, r]
         a += d1 * d1
         e += d2 * d2
         f += d2 * x
@@ -69,15 +72,15 @@ def _segments(p1, q1, p2, q2, c1, c2):
     elif t > 1.0:
         t, s = 1.0, min(1.0, max(0.0, (b - c) / a))
     for r in range(3):
-        c1[r] = p1[r] + s * (q1[r] - p1[r])
-        c2[r] = p2[r] + t * (q2[r] - p2[r])
+        vw[0, r] = EA[2 * i, r] + s * (EA[2 * i + 1, r] - EA[2 * i, r])
+        vw[1, r] = EB[2 * k, r] + t * (EB[2 * k + 1, r] - EB[2 * k, r])
 
 
 @njit(cache=True, nogil=True)
 def _edges(c, R, e):
-    """The box's 12 edges as ``(12, 2, 3)`` end points: along each axis, the four at the signs of the
-    other two."""
-    out = np.empty((12, 2, 3))
+    """The box's 12 edges as ``(24, 3)`` end points (edge ``k`` from row ``2 k`` to ``2 k + 1``): along
+    each axis, the four at the signs of the other two."""
+    out = np.empty((24, 3))
     signs = np.empty(3)
     k = 0
     for axis in range(3):
@@ -85,9 +88,9 @@ def _edges(c, R, e):
             signs[(axis + 1) % 3] = 1.0 if s & 1 else -1.0
             signs[(axis + 2) % 3] = 1.0 if s & 2 else -1.0
             signs[axis] = -1.0
-            _corner(c, R, e, signs, out[k, 0])
+            _corner(c, R, e, signs[0], signs[1], signs[2], out, 2 * k)
             signs[axis] = 1.0
-            _corner(c, R, e, signs, out[k, 1])
+            _corner(c, R, e, signs[0], signs[1], signs[2], out, 2 * k + 1)
             k += 1
     return out
 
@@ -99,26 +102,25 @@ def closest_points(ca, Ra, ea, cb, Rb, eb):
     penetration, meaningless: the caller asks only of boxes apart."""
     best = math.inf
     pa, pb = np.zeros(3), np.zeros(3)
-    v, w = np.empty(3), np.empty(3)
-    signs = np.empty(3)
+    vw = np.empty((2, 3))  # a point of each box
     for first in range(2):  # the corners of A against the solid B, then B's against A
         c, R, e = (ca, Ra, ea) if first == 0 else (cb, Rb, eb)
         co, Ro, eo = (cb, Rb, eb) if first == 0 else (ca, Ra, ea)
         for s in range(8):
-            for i in range(3):
-                signs[i] = 1.0 if (s >> i) & 1 else -1.0
-            _corner(c, R, e, signs, v)
-            _clamped(v, co, Ro, eo, w)
-            dist = math.sqrt((v[0] - w[0]) ** 2 + (v[1] - w[1]) ** 2 + (v[2] - w[2]) ** 2)
+            _corner(c, R, e, 1.0 if s & 1 else -1.0, 1.0 if s & 2 else -1.0, 1.0 if s & 4 else -1.0, vw, 0)
+            _clamped(vw, co, Ro, eo)
+            dist = math.sqrt((vw[0, 0] - vw[1, 0]) ** 2 + (vw[0, 1] - vw[1, 1]) ** 2 + (vw[0, 2] - vw[1, 2]) ** 2)
             if dist < best:
                 best = dist
-                pa[:], pb[:] = (v, w) if first == 0 else (w, v)
+                for r in range(3):
+                    pa[r], pb[r] = (vw[0, r], vw[1, r]) if first == 0 else (vw[1, r], vw[0, r])
     EA, EB = _edges(ca, Ra, ea), _edges(cb, Rb, eb)
     for i in range(12):
         for k in range(12):
-            _segments(EA[i, 0], EA[i, 1], EB[k, 0], EB[k, 1], v, w)
-            dist = math.sqrt((v[0] - w[0]) ** 2 + (v[1] - w[1]) ** 2 + (v[2] - w[2]) ** 2)
+            _segments(EA, i, EB, k, vw)
+            dist = math.sqrt((vw[0, 0] - vw[1, 0]) ** 2 + (vw[0, 1] - vw[1, 1]) ** 2 + (vw[0, 2] - vw[1, 2]) ** 2)
             if dist < best:
                 best = dist
-                pa[:], pb[:] = v, w
+                for r in range(3):
+                    pa[r], pb[r] = vw[0, r], vw[1, r]
     return best, pa, pb
