@@ -36,6 +36,11 @@ query), and without a Python call per pair:
 Answers are codes per pair: :data:`NONE` (farther than the margin), :data:`FOUND`, or
 :data:`ASK_COAL` (boxes apart within rounding of touching where the closest points decide, or a
 shape smaller than the patch tolerance, or an empty patch).
+
+A call of :func:`pair_contacts` allocates its answers and one set of scratch buffers that its pairs
+share (the support sets, the projected points, their hulls, the clip's room) and reads the shapes
+from the placement arrays by index: no allocation and no array view per pair, each of which cost
+tens of ns (reference counting) against a pair's few hundred.
 """
 
 from __future__ import annotations
