@@ -229,3 +229,17 @@ def test_a_box_resting_on_a_box_within_rounding_of_aligned_stays_in_closed_form(
     code, normal, g, points = _one([1e-11, 1e-11, 0.1 + 1e-16], Ra, [0.05] * 3, [0, 0, 0], np.eye(3), [0.05] * 3)
     assert code == bp.FOUND and len(points) == 4
     assert abs(g) < 1e-11 and abs(normal[2] - 1.0) < 1e-15
+
+
+def test_clip_reads_only_the_polygon_it_keeps():
+    """_clip's vertex before the first is its polygon's last (row n - 1), never a row past the
+    polygon a merging hull left shorter: here those rows hold NaN (memory the hull did not write),
+    and a square with a doubled corner, clipped by a larger square, is the square."""
+    from contactcp.models.scene.box_pairs import _clip
+
+    P = np.full((12, 2), np.nan)
+    P[:5] = [[0.0, 0.0], [1e-12, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]  # two corners within eps: merged
+    Q = np.array([[-1.0, -1.0], [2.0, -1.0], [2.0, 2.0], [-1.0, 2.0]])
+    out, n = _clip(P, 5, Q, 4, 1e-9, np.full((12, 2), np.nan))
+    assert n == 4
+    assert sorted(map(tuple, out[:n].tolist())) == [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]
