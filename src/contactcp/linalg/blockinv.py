@@ -193,6 +193,14 @@ class BlockSolver:
             self._inv = inv if self._small is None else (inv + self._small).tocsr()
         return self._inv
 
+    def block_parts(self) -> tuple[sp.csr_matrix | None, np.ndarray, np.ndarray]:
+        """``(small, rows, diag)``: the small blocks' inverses as one CSR matrix (None if none), the
+        one-entry blocks' rows and their entries; with no larger blocks (:meth:`inverse` not None)
+        :meth:`solve` is ``small @ b`` with rows ``rows`` replaced by ``b[rows] / diag``, what the
+        time stepper's compiled step computes (:func:`~contactcp.simulate.stepping.global_kernels.
+        block_solve`)."""
+        return self._small, self.diag_rows, self.diag
+
     def inverse(self) -> sp.csr_matrix | None:
         """``M^{-1}`` as a sparse matrix when every block is a one-entry or a small one (a multibody
         system of rigid bodies), else None (the larger blocks are kept factored, not inverted)."""

@@ -140,9 +140,24 @@ def test_block_solve_is_the_block_solvers_solve(seed):
     blocks.append(np.diag(rng.uniform(0.5, 2.0, size=6)))
     for M in (sp.csr_matrix(np.diag(rng.uniform(0.1, 10.0, size=30))), sp.csr_matrix(sla.block_diag(*blocks))):
         solver = BlockSolver(M)
-        has_small = solver._small is not None
-        small = csr64(solver._small) if has_small else (np.zeros(1, dtype=np.int64),) * 2 + (np.zeros(0),)
+        small, rows, diag = solver.block_parts()
+        has_small = small is not None
+        small = csr64(small) if has_small else (np.zeros(1, dtype=np.int64),) * 2 + (np.zeros(0),)
         for _ in range(20):
             b = rng.normal(size=M.shape[0]) * 10.0 ** rng.uniform(-6, 6, size=M.shape[0])
-            got = block_solve(small, has_small, solver.diag_rows.astype(np.int64), solver.diag, b)
+            got = block_solve(small, has_small, rows.astype(np.int64), diag, b)
             assert np.array_equal(got, solver.solve(b))
+
+
+def test_the_compiled_steps_newton_options_are_the_prepared_newtons_defaults():
+    """The compiled step runs the Newton with Prepared.newton's defaults (the general path calls it
+    without options): the same max_iter, eps, armijo and memory, and the module's floor and band
+    rule."""
+    import inspect
+
+    from contactcp.solvers.cone.newton_global import BAND_FLOPS, EPS_FLOOR
+    from contactcp.solvers.cone.newton_global_direct import Prepared
+
+    p = inspect.signature(Prepared.newton).parameters
+    defaults = (p["max_iter"].default, p["eps"].default, EPS_FLOOR, p["armijo"].default, p["memory"].default)
+    assert MJ._NEWTON == tuple(float(x) for x in defaults) + (float(BAND_FLOPS),)

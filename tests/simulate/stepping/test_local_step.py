@@ -109,10 +109,10 @@ def test_what_the_compiled_step_leaves_to_the_general_path(monkeypatch):
 def test_hit_contacts_within_the_tolerance_of_their_targets_are_not_corrected():
     """The compiled step's rule (that of the general path): the least squares runs only when some
     hit contact's predicted gap is more than ``projection_tol`` from its target."""
-    from contactcp.simulate.stepping.local_kernels import _off_target
+    from contactcp.simulate.stepping.impact_kernels import off_target
 
     target, g_pred = np.array([0.0, 0.0, 2e-6]), np.array([3e-16, -5e-11, 2e-6 - 1e-11])
     hits = np.array([0, 1, 2])
-    assert not _off_target(hits, target, g_pred, 1e-10)
+    assert not off_target(hits, target, g_pred, 1e-10)
     g_pred[1] = -2e-10
-    assert _off_target(hits, target, g_pred, 1e-10) and not _off_target(np.array([0, 2]), target, g_pred, 1e-10)
+    assert off_target(hits, target, g_pred, 1e-10) and not off_target(np.array([0, 2]), target, g_pred, 1e-10)

@@ -43,15 +43,23 @@ from numba import njit
 from contactcp.problems._coulomb_global import blocks_to_csr, global_residual, transpose_matvec
 from contactcp.simulate.stepping.free_motion import integrate_joints, transported
 from contactcp.simulate.stepping.hit_kernels import grouped_hit_correction
-from contactcp.simulate.stepping.impact_kernels import impact_targets, step_start, transpose_times
-from contactcp.simulate.stepping.local_kernels import _off_target
+from contactcp.simulate.stepping.impact_kernels import impact_targets, off_target, step_start, transpose_times
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone.kernels import residual_scale
 from contactcp.solvers.cone.newton_global_loop import SOLVED
 from contactcp.solvers.cone.newton_islands import island_newton
 from contactcp.solvers.cone.woodbury_kernels import csr_matvec
 
-__all__ = ["global_advance", "DONE", "GENERAL"]
+__all__ = [
+    "global_advance",
+    "global_impulses",
+    "gap_global",
+    "gap_newton",
+    "far_open",
+    "block_solve",
+    "DONE",
+    "GENERAL",
+]
 
 DONE, GENERAL = 0, 1
 
@@ -252,7 +260,7 @@ def global_advance(
         hits = np.flatnonzero(hit)
         if hits.shape[0] or np.any(g_pred < -projection_tol):
             projected = True
-            if _off_target(hits, target, g_pred, projection_tol):
+            if off_target(hits, target, g_pred, projection_tol):
                 inv = mass[1]
                 dq, ok = grouped_hit_correction(H, blocks, inv[0], inv[1], inv[2], hits, target[hits] - g_pred[hits], 3)
                 if not ok:

@@ -12,7 +12,15 @@ from numba import njit
 
 from contactcp.linalg.dense_kernels import cholesky, cholesky_solve
 
-__all__ = ["impact_times", "normal_targets", "impact_targets", "small_lstsq", "step_start", "transpose_times"]
+__all__ = [
+    "impact_times",
+    "normal_targets",
+    "impact_targets",
+    "off_target",
+    "small_lstsq",
+    "step_start",
+    "transpose_times",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -74,6 +82,16 @@ def impact_targets(e, a, tau, u_imp, r_n, h):
             x = -e[j] * u_imp[j] * rest + 0.5 * a[j] * rest * rest
             target[j] = 0.0 if x < 0.0 else x
     return hit, target
+
+
+@njit(cache=True, nogil=True)
+def off_target(hits, target, g_pred, tol):
+    """Whether some hit contact's predicted gap is more than ``tol`` from its target (else the
+    correction is skipped: at rest, every contact is hit and within rounding of its target)."""
+    for j in hits:
+        if abs(target[j] - g_pred[j]) > tol:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)

@@ -32,7 +32,7 @@ from numba import njit
 
 from contactcp.linalg.dense_kernels import cholesky, cholesky_solve, cholesky_solve_columns
 from contactcp.simulate.stepping.free_motion import integrate_joints, transported
-from contactcp.simulate.stepping.impact_kernels import impact_targets, small_lstsq, step_start
+from contactcp.simulate.stepping.impact_kernels import impact_targets, off_target, small_lstsq, step_start
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone.nsgs_kernels import nsgs_measured
 
@@ -134,7 +134,7 @@ def local_step(H, MinvH, v, acc, h, gap, e, mu, R0, warm, options, tol, counts):
             projected = True
             if hits.shape[0] > _HITS:
                 return GENERAL, active, r, v1, u1, step, dq, projected, need, residual, done
-            if _off_target(hits, target, g_pred, projection_tol):
+            if off_target(hits, target, g_pred, projection_tol):
                 _hit_correction(H, MinvH, hits, target, g_pred, dq)
             need = g_pred - target
     return DONE, active, r, v1, u1, step, dq, projected, need, residual, done
@@ -195,16 +195,6 @@ def _impulses(H, MinvH, v_free, u_star, mu, R0, warm, idx, tol, counts, r, v1):
         for i in range(v1.shape[0]):
             v1[i] += MinvH[i, cols[x]] * ra[x]
     return True, measure[1], done
-
-
-@njit(cache=True, nogil=True)
-def _off_target(hits, target, g_pred, tol):
-    """Whether some hit contact's predicted gap is more than ``tol`` from its target (else the
-    correction is skipped: at rest, every contact is hit and within rounding of its target)."""
-    for j in hits:
-        if abs(target[j] - g_pred[j]) > tol:
-            return True
-    return False
 
 
 @njit(cache=True, nogil=True)

@@ -70,18 +70,19 @@ from contactcp.simulate.stepping.hit_kernels import grouped_hit_correction
 from contactcp.simulate.stepping.impact_kernels import (
     impact_targets,
     impact_times,
+    off_target,
     small_lstsq,
     step_start,
     transpose_times,
 )
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO, WARM_SWEEPS, solve_impulses
-from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, _off_target, local_advance
+from contactcp.simulate.stepping.local_kernels import DONE, NOT_POSITIVE, local_advance
 from contactcp.simulate.stepping.mass import DenseCholesky, mass_factor
 from contactcp.simulate.stepping.memory import last_impulses, remember
 from contactcp.simulate.stepping.mode_kernels import contact_modes
 from contactcp.solvers.cone import nsgs
 from contactcp.solvers.cone.newton_global import BAND_FLOPS, DENSE_UP_TO, EPS_FLOOR, MEMORY, csr64
-from contactcp.solvers.cone.newton_global_direct import _arrays, prepare
+from contactcp.solvers.cone.newton_global_direct import mass_arrays, prepare
 from contactcp.solvers.registry import methods_for, solve
 
 __all__ = ["Scheme", "StepRecord", "advance", "impact_time", "MODES"]
@@ -373,15 +374,12 @@ def _advance_global(system, t, q, v, h, scheme: Scheme, memory: dict, M, chol, a
     ``(q1, v1, record)``, or None where it does not apply (a mass matrix not of free bodies' blocks,
     motion not compiled, too many velocities for the direct Newton) or answers the general path
     (then the step is taken from its start there).  The gap LCP, when the hit contacts' correction
-    leaves a contact short, is :func:`_lcp_correction`'s."""
+    leaves a contact short, is solved in the call too; one it does not certify there is
+    :func:`_lcp_correction`'s (the general path's code: its retries, chain and statuses)."""
     motion = getattr(system, "motion_indices", None)
     if motion is None or not getattr(chol, "finite", False) or C.H.shape[0] > DENSE_UP_TO or chol.inverse() is None:
         return None
-    M_csr, inv, most = _arrays(chol)
-    small = chol._small
-    has_small = small is not None
-    small = csr64(small) if has_small else (_NO_INDEX, _NO_INDEX, _NO_VECTOR)
-    mass = (M_csr, inv, most, small, has_small, chol.diag_rows.astype(np.int64), _f64(chol.diag))
+    mass = _global_mass(chol)
     before, R0, warm = last
     try:
         found = global_advance(
@@ -401,6 +399,23 @@ def _advance_global(system, t, q, v, h, scheme: Scheme, memory: dict, M, chol, a
         return q1, v_end, record
     dq = _lcp_correction(M, chol, C.H, 3, need, dq, scheme, record, C.blocks)
     return system.integrate(q1, dq), system.transport(dq, v_end), record
+
+
+def _global_mass(chol) -> tuple:
+    """What :func:`~.global_kernels.global_advance` reads of a block solver of ``M``: ``(M, M^-1,
+    most entries in a row of M, the small blocks' inverses, whether there are any, the one-entry
+    rows, their diagonal)``, the matrices in CSR form (kept for the last solver: a time stepper's,
+    step after step)."""
+    global _LAST_MASS
+    if _LAST_MASS[0] is not chol:
+        small, rows, diag = chol.block_parts()
+        has_small = small is not None
+        small = csr64(small) if has_small else (_NO_INDEX, _NO_INDEX, _NO_VECTOR)
+        _LAST_MASS = (chol, mass_arrays(chol) + (small, has_small, rows.astype(np.int64), _f64(diag)))
+    return _LAST_MASS[1]
+
+
+_LAST_MASS: tuple = (None, None)
 
 
 #: the Newton's options as :meth:`~contactcp.solvers.cone.newton_global_direct.Prepared.newton`
@@ -459,10 +474,10 @@ def _project(M, chol, C, g_pred, hit, target, scheme: Scheme, record: StepRecord
     Hn = C.H[:, :: C.dim]
     dq = np.zeros(Hn.shape[0])
     # hit contacts all within projection_tol of their targets need no correction (the compiled
-    # step's rule, local_kernels._off_target): a pile at rest has every contact hit, within rounding
+    # step's rule, impact_kernels.off_target): a pile at rest has every contact hit, within rounding
     # of its target (3e-16 m; the least squares took 0.2 ms)
     hits = np.flatnonzero(hit)
-    if _off_target(hits, _f64(target), _f64(g_pred), float(scheme.projection_tol)):
+    if off_target(hits, _f64(target), _f64(g_pred), float(scheme.projection_tol)):
         grouped = _grouped_correction(chol, C, hits, target[hits] - g_pred[hits])
         if grouped is not None:  # free bodies: by groups of hit contacts (hit_kernels)
             dq = grouped
@@ -490,7 +505,7 @@ def _grouped_correction(chol, C, hits: np.ndarray, b: np.ndarray) -> np.ndarray 
     inverse = getattr(chol, "inverse", None)
     if C.blocks is None or C.dim != 3 or inverse is None or inverse() is None:
         return None
-    inv = _arrays(chol)[1]
+    inv = mass_arrays(chol)[1]
     dq, ok = grouped_hit_correction(_f64(C.H), C.blocks, *inv, hits, _f64(b), 3)
     return dq if ok else None
 

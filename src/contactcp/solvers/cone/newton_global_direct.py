@@ -43,10 +43,10 @@ from contactcp.solvers.cone.newton_islands import island_newton
 from contactcp.solvers.cone.woodbury_kernels import csr_matvec
 from contactcp.solvers.registry import Raw, certify
 
-__all__ = ["prepare", "Prepared"]
+__all__ = ["prepare", "Prepared", "mass_arrays"]
 
 
-def _arrays(solver) -> tuple:
+def mass_arrays(solver) -> tuple:
     """``(M, M^-1, most entries in a row of M)`` of a block solver, the matrices as the kernels take
     them (:func:`~.newton_global.csr64`; kept for the last solver: a time stepper's, step after step)."""
     global _LAST
@@ -72,7 +72,7 @@ class Prepared:
     ):  # fmt: skip
         self.solver, self.H, self.w, self.mu, self.d = solver, H_csr, w, mu, int(d)
         self.rho_scale = float(rho_scale)
-        self.M, self.inv, row_most = _arrays(solver)
+        self.M, self.inv, row_most = mass_arrays(solver)
         self.n = solver.n
         self.f = np.zeros(self.n)
         # the problem's q = w + H^T M^-1 f: f = 0 and M^-1 f = 0, so w, but for the signs of its zeros
