@@ -96,6 +96,20 @@ def columns_to_csr(A, cols, spread, v):
     return count, indices, data, finite, row_most, column_most, Atv
 
 
+@njit(cache=True, nogil=True, inline="always")
+def contact_sides(blocks, c):
+    """Contact ``c``'s sides' first velocity rows (``blocks[c]``, the first of 6 rows of each side's
+    free body, -1: none) in increasing order, the first -1 when both sides are one body: its rows
+    are those of each side that is not -1, in this order (:func:`blocks_to_csr`, the time stepper's
+    ``transpose_times`` and hit contacts' groups)."""
+    b0, b1 = blocks[c, 0], blocks[c, 1]
+    if b0 > b1:
+        b0, b1 = b1, b0
+    if b0 == b1:
+        b0 = -1
+    return b0, b1
+
+
 @njit(cache=True, nogil=True)
 def blocks_to_csr(A, cols, spread, v, blocks, per):
     """:func:`columns_to_csr`'s answer (the same arrays, to the bit) when every entry of column ``c``
@@ -118,13 +132,9 @@ def blocks_to_csr(A, cols, spread, v, blocks, per):
     k = 0
     for j in range(m):
         c = cols[j]
-        b0, b1 = blocks[c // per, 0], blocks[c // per, 1]
-        if b0 > b1:
-            b0, b1 = b1, b0
         acc = 0.0
-        for side in range(2):
-            b = b0 if side == 0 else b1
-            if b < 0 or (side == 1 and b == b0):
+        for b in contact_sides(blocks, c // per):
+            if b < 0:
                 continue
             for i in range(b, b + 6):
                 a = A[i, c]

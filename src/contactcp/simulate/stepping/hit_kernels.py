@@ -21,20 +21,10 @@ import numpy as np
 from numba import njit
 
 from contactcp.linalg.union_find import join, root
+from contactcp.problems._coulomb_global import contact_sides
 from contactcp.simulate.stepping.impact_kernels import small_lstsq
 
 __all__ = ["grouped_hit_correction"]
-
-
-@njit(cache=True, nogil=True)
-def _sides(blocks, c):
-    """Contact ``c``'s free bodies' first rows, in increasing order (-1: none)."""
-    b0, b1 = blocks[c, 0], blocks[c, 1]
-    if b0 > b1:
-        b0, b1 = b1, b0
-    if b0 == b1:
-        b0 = -1
-    return b0, b1
 
 
 @njit(cache=True, nogil=True)
@@ -46,13 +36,13 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
     nv, k = H.shape[0], hits.shape[0]
     parent = np.arange(nv)  # the groups, by the bodies' first rows
     for j in range(k):
-        b0, b1 = _sides(blocks, hits[j])
+        b0, b1 = contact_sides(blocks, hits[j])
         if b0 >= 0:
             join(parent, b0, b1)
     MinvH = np.zeros((nv, k))  # M^-1 H_h on the rows of each column's bodies
     for j in range(k):
         c = d * hits[j]
-        for side in _sides(blocks, hits[j]):
+        for side in contact_sides(blocks, hits[j]):
             if side < 0:
                 continue
             for r in range(side, side + 6):
@@ -64,7 +54,7 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
                 MinvH[r, j] = s
     group = np.empty(k, dtype=np.int64)
     for j in range(k):
-        group[j] = root(parent, _sides(blocks, hits[j])[1])
+        group[j] = root(parent, contact_sides(blocks, hits[j])[1])
     order = np.argsort(group, kind="mergesort")  # each group's hits, in their order
     lam = np.zeros(k)
     start = 0
@@ -79,7 +69,7 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
             cx = d * hits[members[x]]
             for y in range(size):
                 s = 0.0
-                for side in _sides(blocks, hits[members[x]]):
+                for side in contact_sides(blocks, hits[members[x]]):
                     if side >= 0:
                         for r in range(side, side + 6):
                             s += H[r, cx] * MinvH[r, members[y]]
@@ -94,7 +84,7 @@ def grouped_hit_correction(H, blocks, Ip, Ii, Ix, hits, b, d):
         start = stop
     dq = np.zeros(nv)
     for j in range(k):
-        for side in _sides(blocks, hits[j]):
+        for side in contact_sides(blocks, hits[j]):
             if side >= 0:
                 for r in range(side, side + 6):
                     dq[r] += MinvH[r, j] * lam[j]

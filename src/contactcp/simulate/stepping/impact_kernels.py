@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from contactcp.linalg.dense_kernels import cholesky, cholesky_solve
+from contactcp.problems._coulomb_global import contact_sides
 
 __all__ = [
     "impact_times",
@@ -147,12 +148,8 @@ def transpose_times(H, blocks, v, acc, d):
                     a[j] += H[i, j * d] * ai
         return u, a
     for j in range(n):
-        b0, b1 = blocks[j, 0], blocks[j, 1]
-        if b0 > b1:
-            b0, b1 = b1, b0
-        for side in range(2):
-            b = b0 if side == 0 else b1
-            if b < 0 or (side == 1 and b == b0):
+        for b in contact_sides(blocks, j):
+            if b < 0:
                 continue
             for i in range(b, b + 6):
                 vi = v[i]

@@ -130,15 +130,13 @@ def desaxce_residual(r, u, mu, d):
 @njit(cache=True, nogil=True)
 def desaxce_residuals_by(r, u, mu, d, label, count):
     """:func:`desaxce_residual` of each group of contacts (``label``: each contact's, ``0 ..
-    count - 1``) and of all, each sum in the contacts' order (the latter's bits are
-    :func:`desaxce_residual`'s)."""
+    count - 1``), each sum in its contacts' order (the bits of :func:`desaxce_residual` on the
+    group's contacts alone)."""
     parts = np.zeros(count)
-    total = 0.0
     x = np.empty(d)
     for i in range(mu.shape[0]):
-        total = _add_contact_residual2(r, u, mu, d, i, x, total)
         parts[label[i]] = _add_contact_residual2(r, u, mu, d, i, x, parts[label[i]])
-    return np.sqrt(parts), np.sqrt(total)
+    return np.sqrt(parts)
 
 
 @njit(cache=True, nogil=True)

@@ -133,7 +133,7 @@ def island_newton(
             H_csr, M_csr, inv, q, mu, d, r, qscale, tol, max_iter, eps, eps_floor, armijo, memory, flops, rho_scale, 0
         )
     n = Hp.shape[0] - 1
-    parts = desaxce_residuals_by(r, u, mu, d, label, count)[0]
+    parts = desaxce_residuals_by(r, u, mu, d, label, count)
     qq = np.zeros(count)  # each island's ||q_i||^2, summed in order (residual_scale's)
     for j in range(m):
         qq[label[j // d]] += q[j] * q[j]
