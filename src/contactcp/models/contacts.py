@@ -12,7 +12,7 @@ from numba import njit
 from contactcp._validate import number, real_array, vector
 from contactcp.errors import InvalidProblemError
 
-__all__ = ["Contact", "Ground", "Link", "Body", "contact_frame", "contact_frames"]
+__all__ = ["Contact", "Ground", "Link", "Body", "contact_frame", "contact_frames", "tangent_axes"]
 
 
 @dataclass(frozen=True)
@@ -81,28 +81,38 @@ def contact_frames(normals: np.ndarray) -> np.ndarray:
     return _frames(np.ascontiguousarray(normals, dtype=float).reshape(-1, 3))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def tangent_axes(a, b, c):
+    """``(t0, t1, t2, o0, o1, o2)``: the tangent ``t = n x e_k / |n x e_k|`` of the unit normal
+    ``n = (a, b, c)``, ``e_k`` the axis ``n`` is least along (the first of equals, as ``argmin``),
+    and ``o = n x t``: :func:`contact_frame`'s arithmetic, for the compiled frames and the box
+    pairs' contact patch (:mod:`~contactcp.models.scene.box_pairs`)."""
+    k = 0
+    if abs(b) < abs(a):
+        k = 1
+    if abs(c) < (abs(a) if k == 0 else abs(b)):
+        k = 2
+    if k == 0:
+        t0, t1, t2 = 0.0, c, -b
+    elif k == 1:
+        t0, t1, t2 = -c, 0.0, a
+    else:
+        t0, t1, t2 = b, -a, 0.0
+    s = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
+    t0, t1, t2 = t0 / s, t1 / s, t2 / s
+    return t0, t1, t2, b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0
+
+
 @njit(cache=True, nogil=True)
 def _frames(N):
     out = np.empty((N.shape[0], 3, 3))
     for j in range(N.shape[0]):
         s = math.sqrt(N[j, 0] * N[j, 0] + N[j, 1] * N[j, 1] + N[j, 2] * N[j, 2])
         a, b, c = N[j, 0] / s, N[j, 1] / s, N[j, 2] / s
-        k = 0  # the axis n is least along (the first of equals, as argmin)
-        if abs(b) < abs(a):
-            k = 1
-        if abs(c) < (abs(a) if k == 0 else abs(b)):
-            k = 2
-        if k == 0:
-            t0, t1, t2 = 0.0, c, -b
-        elif k == 1:
-            t0, t1, t2 = -c, 0.0, a
-        else:
-            t0, t1, t2 = b, -a, 0.0
-        s = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-        t0, t1, t2 = t0 / s, t1 / s, t2 / s
+        t0, t1, t2, o0, o1, o2 = tangent_axes(a, b, c)
         out[j, 0, 0], out[j, 1, 0], out[j, 2, 0] = a, b, c
         out[j, 0, 1], out[j, 1, 1], out[j, 2, 1] = t0, t1, t2
-        out[j, 0, 2], out[j, 1, 2], out[j, 2, 2] = b * t2 - c * t1, c * t0 - a * t2, a * t1 - b * t0
+        out[j, 0, 2], out[j, 1, 2], out[j, 2, 2] = o0, o1, o2
     return out
 
 

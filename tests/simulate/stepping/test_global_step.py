@@ -12,38 +12,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from contactcp.linalg.blockinv import BlockSolver
-from contactcp.models.scene import Scene
-from contactcp.scenarios.timestepping import G, box_pile, box_stack
+from contactcp.scenarios.timestepping import box_pile, box_stack
 from contactcp.simulate.stepping import SceneSystem, Scheme
 from contactcp.simulate.stepping.global_kernels import block_solve
 from contactcp.simulate.stepping.substeps import advance_certified
 from contactcp.solvers.cone.newton_global import csr64
+from support.box_scenes import row_of_cubes, sunk_cube_under_a_hovering_one
 
 MJ = importlib.import_module("contactcp.simulate.stepping.moreau_jean")
-
-
-def _row() -> Scene:
-    """Seven cubes side by side 1 mm above the floor: they land in one step, 28 hit contacts."""
-    scene = Scene()
-    scene.gravity = [0.0, 0.0, -G]
-    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
-    for i in range(7):
-        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.051]}, friction=0.5)
-    return scene
-
-
-def _sunk(hover: float) -> Scene:
-    """Five cubes on the floor, a sixth sunk 0.1 mm into it and a seventh ``hover`` above the sixth
-    (test_global_steps: at 0.4 mm the projection's first problem, on the contacts within reach, is
-    taken; at 0.08 mm the whole problem is solved)."""
-    scene = Scene()
-    scene.gravity = [0.0, 0.0, -G]
-    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
-    for i in range(5):
-        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.05]}, friction=0.5)
-    scene.add_body("sunk", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.0499]}, friction=0.5)
-    scene.add_body("top", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.1499 + hover]}, friction=0.5)
-    return scene
 
 
 #: scene, steps, and the least number of them the compiled step takes (the others have at most
@@ -51,9 +27,13 @@ def _sunk(hover: float) -> Scene:
 SCENES = {
     "pile": (lambda: box_pile(25, seed=0), 260, 160),  # falling, then landing: gap LCPs in the call
     "stack": (lambda: box_stack(7), 40, 40),  # at rest: every contact hit, on target
-    "row": (_row, 30, 30),  # landing: the hit contacts corrected
-    "reach": (lambda: _sunk(4e-4), 5, 5),  # the gap LCP on the contacts within reach
-    "all": (lambda: _sunk(8e-5), 5, 5),  # the gap LCP on all contacts (the near ones' closes the far)
+    "row": (row_of_cubes, 30, 30),  # landing: the hit contacts corrected
+    "reach": (lambda: sunk_cube_under_a_hovering_one(4e-4), 5, 5),  # the gap LCP on the contacts within reach
+    "all": (
+        lambda: sunk_cube_under_a_hovering_one(8e-5),
+        5,
+        5,
+    ),  # the gap LCP on all contacts (the near ones' closes the far)
 }
 
 
@@ -67,8 +47,8 @@ def _run(scene, steps, h=1e-3):
     return out
 
 
-def _both(name, monkeypatch):
-    make, steps, _ = SCENES[name]
+def _counted(monkeypatch) -> list[bool]:
+    """Whether the compiled step took each step it was asked (a list the calls fill)."""
     taken = []
     compiled = MJ._advance_global
 
@@ -78,6 +58,12 @@ def _both(name, monkeypatch):
         return got
 
     monkeypatch.setattr(MJ, "_advance_global", counting)
+    return taken
+
+
+def _both(name, monkeypatch):
+    make, steps, _ = SCENES[name]
+    taken = _counted(monkeypatch)
     fast = _run(make(), steps)
     monkeypatch.setattr(MJ, "_advance_global", lambda *args: None)  # the general path only
     general = _run(make(), steps)
@@ -109,18 +95,10 @@ def test_the_compiled_global_step_is_the_general_step_to_the_bit(name, monkeypat
 def test_a_newton_the_compiled_step_cannot_certify_is_the_general_paths(monkeypatch):
     """With one Newton iteration the compiled step certifies no landing step of the row: each is
     taken again by the general path (its full Newton), and the trajectory is the general path's."""
-    general = _run(_row(), 30)
+    general = _run(row_of_cubes(), 30)
     monkeypatch.setattr(MJ, "_NEWTON", (1.0,) + MJ._NEWTON[1:])
-    taken = []
-    compiled = MJ._advance_global
-
-    def counting(*args):
-        got = compiled(*args)
-        taken.append(got is not None)
-        return got
-
-    monkeypatch.setattr(MJ, "_advance_global", counting)
-    limited = _run(_row(), 30)
+    taken = _counted(monkeypatch)
+    limited = _run(row_of_cubes(), 30)
     assert not all(taken)
     for (q1, v1, a), (q2, v2, b) in zip(limited, general):
         assert np.array_equal(q1, q2) and np.array_equal(v1, v2)

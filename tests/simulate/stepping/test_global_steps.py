@@ -13,6 +13,7 @@ from contactcp.scenarios.timestepping import G, box_pile, box_stack
 from contactcp.simulate.stepping import simulate
 from contactcp.simulate.stepping.impulses import LOCAL_UP_TO
 from contactcp.solvers.cone.newton_global_direct import Prepared
+from support.box_scenes import row_of_cubes, sunk_cube_under_a_hovering_one
 
 
 def _general_path(monkeypatch):
@@ -216,27 +217,9 @@ def test_a_stack_at_rest_is_not_corrected_and_a_landing_one_is(monkeypatch):
     # from the second step on, every step has hit contacts (the first starts without impulses)
     assert traj.failed_steps == 0 and all(s.projected for s in traj.steps[1:]) and calls == []
     assert np.abs(traj.body_pos - traj.body_pos[0]).max() <= 1e-9
-    scene = Scene()
-    scene.gravity = [0.0, 0.0, -G]
-    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
-    for i in range(7):
-        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.051]}, friction=0.5)
-    traj = simulate(scene, 0.03, 1e-3)
+    traj = simulate(row_of_cubes(), 0.03, 1e-3)
     assert traj.failed_steps == 0 and calls and max(calls) == 28
     np.testing.assert_allclose(traj.body_pos[-1][:, 2], 0.05, rtol=0, atol=1e-12)
-
-
-def _sunk_box_under_a_hovering_one(hover: float) -> Scene:
-    """Five cubes resting on the floor, a sixth sunk 0.1 mm into it and a seventh ``hover`` above
-    the sixth (28 contacts: the projection in global form)."""
-    scene = Scene()
-    scene.gravity = [0.0, 0.0, -G]
-    scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
-    for i in range(5):
-        scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [0.2 * i, 0, 0.05]}, friction=0.5)
-    scene.add_body("sunk", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.0499]}, friction=0.5)
-    scene.add_body("top", {"type": "box", "size": [0.1] * 3}, 1.0, {"p": [-0.3, 0, 0.1499 + hover]}, friction=0.5)
-    return scene
 
 
 @pytest.mark.parametrize("reach", [3.0, 0.5])
@@ -261,7 +244,7 @@ def test_the_projection_is_posed_on_the_contacts_within_reach(monkeypatch, reach
 
     _general_path(monkeypatch)
     monkeypatch.setattr(Prepared, "newton", spy)
-    traj = simulate(_sunk_box_under_a_hovering_one(hover), 1e-3, 1e-3)
+    traj = simulate(sunk_cube_under_a_hovering_one(hover), 1e-3, 1e-3)
     step = traj.steps[0]
     assert traj.failed_steps == 0 and step.projected and step.projection_residual <= moreau_jean.PROJECTION_TOL
     assert sizes == ([(24, True)] if reach == 3.0 else [(24, True), (28, True)])
@@ -279,17 +262,8 @@ def test_the_dense_least_squares_lands_seven_boxes_as_the_groups_do(monkeypatch)
     the grouped one does, to rounding."""
     from contactcp.simulate.stepping import moreau_jean
 
-    def row():
-        scene = Scene()
-        scene.gravity = [0.0, 0.0, -G]
-        scene.add_fixed("floor", {"type": "plane"}, friction=0.5)
-        for i in range(7):
-            pose = {"p": [0.2 * i, 0, 0.051]}
-            scene.add_body(f"box{i}", {"type": "box", "size": [0.1] * 3}, 1.0, pose, friction=0.5)
-        return scene
-
     _general_path(monkeypatch)
-    grouped = simulate(row(), 0.03, 1e-3)
+    grouped = simulate(row_of_cubes(), 0.03, 1e-3)
     calls = []
     real = moreau_jean.sla.lstsq
 
@@ -299,7 +273,7 @@ def test_the_dense_least_squares_lands_seven_boxes_as_the_groups_do(monkeypatch)
 
     monkeypatch.setattr(moreau_jean.sla, "lstsq", spy)
     monkeypatch.setattr(moreau_jean, "_grouped_correction", lambda *args: None)
-    dense = simulate(row(), 0.03, 1e-3)
+    dense = simulate(row_of_cubes(), 0.03, 1e-3)
     assert dense.failed_steps == 0 and calls and max(calls) == 28
     np.testing.assert_allclose(dense.body_pos, grouped.body_pos, rtol=0, atol=1e-12)
     np.testing.assert_allclose(dense.v, grouped.v, rtol=0, atol=1e-9)

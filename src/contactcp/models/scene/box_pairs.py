@@ -50,6 +50,7 @@ import math
 import numpy as np
 from numba import njit
 
+from contactcp.models.contacts import tangent_axes
 from contactcp.models.scene.box_distance import closest_points
 from contactcp.models.scene.sphere_pairs import sphere_halfspace, sphere_sphere
 
@@ -311,35 +312,12 @@ def _meet(P, np_, Q, nq, eps, scratch):
     return _segments(P, np_, Q, nq, eps, scratch)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _least(x0, x1, x2):
-    """``np.argmin(np.abs((x0, x1, x2)))``, NaN first as numpy's (without the arrays)."""
-    a0, a1, a2 = abs(x0), abs(x1), abs(x2)
-    if np.isnan(a0):
-        return 0
-    if np.isnan(a1):
-        return 1
-    k, low = (1, a1) if a1 < a0 else (0, a0)
-    if np.isnan(a2):
-        return 2
-    return 2 if a2 < low else k
-
-
 @njit(cache=True, nogil=True)
 def _patch(n0, n1, n2, A, ka, B, kb, mid, eps, out, p, work):
     """The patch of the support sets ``A[:ka]`` and ``B[:kb]`` (``kb < 0``: the whole plane) in the
     plane normal to ``n = (n0, n1, n2)`` at ``n . x = mid``, its vertices (3-D) into ``out[p]``: their
     number.  ``work`` (5, :data:`ROOM`, 2) holds the projected points, their hulls and the clip's room."""
-    k = _least(n0, n1, n2)  # t = n x e_k, e_k the axis n is least along
-    if k == 0:
-        t0, t1, t2 = 0.0, n2, -n1
-    elif k == 1:
-        t0, t1, t2 = -n2, 0.0, n0
-    else:
-        t0, t1, t2 = n1, -n0, 0.0
-    size = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    t0, t1, t2 = t0 / size, t1 / size, t2 / size
-    o0, o1, o2 = n1 * t2 - n2 * t1, n2 * t0 - n0 * t2, n0 * t1 - n1 * t0
+    t0, t1, t2, o0, o1, o2 = tangent_axes(n0, n1, n2)  # t = n x e_k, e_k the axis n is least along
     PA, HA = work[0], work[2]
     for i in range(ka):
         PA[i, 0] = A[i, 0] * t0 + A[i, 1] * t1 + A[i, 2] * t2
