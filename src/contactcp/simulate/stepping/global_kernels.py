@@ -55,6 +55,7 @@ __all__ = [
     "global_impulses",
     "gap_global",
     "gap_newton",
+    "newton_certified",
     "far_open",
     "block_solve",
     "DONE",
@@ -79,12 +80,50 @@ def block_solve(small, has_small, diag_rows, diag, b):
 
 
 @njit(cache=True, nogil=True)
-def global_impulses(H, blocks, active, u_star, v_free, mu, R0, warm, tol, newton, mass):
-    """The impulse problem of the active contacts in global form (module docstring, 2):
-    ``(certified, r (n, 3), v1, residual, iterations)``.  ``newton``: ``(max_iter, eps, eps_floor,
-    armijo, memory, flops)``; ``mass``: ``(M_csr, inv, most entries in a row of M, small, has_small,
-    diag_rows, diag)``."""
+def newton_certified(H, blocks, cols, shift, w, mu, d, r, tol, eps, rho_scale, mass, newton):
+    """One global problem on ``H``'s columns ``cols`` as :func:`~contactcp.solvers.cone.
+    newton_global_direct.prepare` poses it (``w`` shifted by ``H[:, cols]^T shift`` when ``shift``
+    is not empty; ``w`` is changed), :meth:`~contactcp.solvers.cone.newton_global_direct.Prepared.
+    newton` from ``r`` (proximal term ``eps``, ``rho`` times ``rho_scale``), the velocity by the
+    block inverses and the problem's certified measure: ``(outcome, v, r, residual, iterations)``,
+    ``outcome`` 0 when the Newton stopped solved (``residual`` the measure, inf when not finite), 1
+    when it stopped otherwise, a column of ``H`` is not finite or the band path does not apply.
+    ``newton``: ``(max_iter, eps (unused: given apart), eps_floor, armijo, memory, flops)``;
+    ``mass``: ``(M_csr, inv, most entries in a row of M, small, has_small, diag_rows, diag)``."""
     M_csr, inv, m_most, small, has_small, diag_rows, diag = mass
+    nv = H.shape[0]
+    Hp, Hi, Hx, finite, row_most, column_most, Htv = blocks_to_csr(H, cols, 1, shift, blocks, 3)
+    if not finite:
+        return 1, np.zeros(nv), r, np.inf, 0
+    if shift.shape[0]:
+        for x in range(w.shape[0]):
+            w[x] += Htv[x]
+    f = np.zeros(nv)
+    q = transpose_matvec(Hp, Hi, Hx, f, w)
+    max_iter, _, eps_floor, armijo, memory, flops = newton
+    r, u, outcome, its, shrinks, discarded = island_newton(
+        (Hp, Hi, Hx), M_csr, inv, q, mu, d, r, residual_scale(q), tol, int(max_iter), eps, eps_floor, armijo,
+        int(memory), flops, rho_scale,
+    )  # fmt: skip
+    if outcome != SOLVED:
+        return 1, np.zeros(nv), r, np.inf, its
+    b = csr_matvec(Hp, Hi, Hx, r)
+    for i in range(nv):
+        b[i] += f[i]
+    v = block_solve(small, has_small, diag_rows, diag, b)
+    terms = (max(m_most, 1) + max(row_most, 1) + 2, column_most + 2)
+    mu_max = 0.0
+    for x in range(mu.shape[0]):
+        mu_max = max(mu_max, mu[x])
+    xs = np.concatenate((v, r))
+    ok, value = global_residual(*M_csr, Hp, Hi, Hx, xs, f, w, q, mu, d, mu_max, terms[0], terms[1])[:2]
+    return 0, v, r, (value if ok else np.inf), its
+
+
+@njit(cache=True, nogil=True)
+def global_impulses(H, blocks, active, u_star, v_free, mu, R0, warm, tol, newton, mass):
+    """The impulse problem of the active contacts in global form (module docstring, 2,
+    :func:`newton_certified`): ``(certified, r (n, 3), v1, residual, iterations)``."""
     n, nv = active.shape[0], v_free.shape[0]
     idx = np.flatnonzero(active)
     k = 3 * idx.shape[0]
@@ -106,31 +145,10 @@ def global_impulses(H, blocks, active, u_star, v_free, mu, R0, warm, tol, newton
             r[x] = R0[idx[x // 3], x % 3]
             if not np.isfinite(r[x]):
                 return False, R, v_free, np.inf, 0
-    Hp, Hi, Hx, finite, row_most, column_most, Htv = blocks_to_csr(H, cols, 1, v_free, blocks, 3)
-    if not finite:
-        return False, R, v_free, np.inf, 0
-    for x in range(k):
-        w[x] += Htv[x]
-    f = np.zeros(nv)
-    q = transpose_matvec(Hp, Hi, Hx, f, w)
-    max_iter, eps, eps_floor, armijo, memory, flops = newton
-    r, u, outcome, its, shrinks, discarded = island_newton(
-        (Hp, Hi, Hx), M_csr, inv, q, mu_a, 3, r, residual_scale(q), tol, int(max_iter), eps, eps_floor, armijo,
-        int(memory), flops, 1.0,
-    )  # fmt: skip
-    if outcome != SOLVED:
-        return False, R, v_free, np.inf, its
-    b = csr_matvec(Hp, Hi, Hx, r)
-    for i in range(nv):
-        b[i] += f[i]
-    dv = block_solve(small, has_small, diag_rows, diag, b)
-    xs = np.concatenate((dv, r))
-    terms = (max(m_most, 1) + max(row_most, 1) + 2, column_most + 2)
-    mu_max = 0.0
-    for x in range(mu_a.shape[0]):
-        mu_max = max(mu_max, mu_a[x])
-    ok, value = global_residual(*M_csr, Hp, Hi, Hx, xs, f, w, q, mu_a, 3, mu_max, terms[0], terms[1])[:2]
-    if not (ok and value <= tol):
+    outcome, dv, r, value, its = newton_certified(
+        H, blocks, cols, v_free, w, mu_a, 3, r, tol, newton[1], 1.0, mass, newton
+    )
+    if outcome or not value <= tol:
         return False, R, v_free, value, its
     for x in range(k):
         R[idx[x // 3], x % 3] = r[x]
@@ -144,46 +162,29 @@ def global_impulses(H, blocks, active, u_star, v_free, mu, R0, warm, tol, newton
 def gap_newton(H, blocks, need, which, tol, eps, mass, newton):
     """The position projection's problem of the contacts ``which`` in global form, one normal column
     a contact (:func:`~contactcp.simulate.stepping.moreau_jean._gap_newton`: ``rho`` twice the
-    registry's, ``eps`` the proximal term): ``(outcome, dq, residual)``, ``outcome`` 0 when the
-    Newton stopped solved (``residual`` its certified measure then), 1 when it stopped otherwise or
-    its band path does not apply (the general path's registry and status rules decide then)."""
-    M_csr, inv, m_most, small, has_small, diag_rows, diag = mass
-    nv, k = H.shape[0], which.shape[0]
+    registry's, ``eps`` the proximal term), by :func:`newton_certified` from zero: ``(outcome, dq,
+    residual)`` as there."""
+    k = which.shape[0]
     cols = np.empty(k, dtype=np.int64)
     w = np.empty(k)
     for x in range(k):
         cols[x] = 3 * which[x]
         w[x] = need[which[x]]
-    Hp, Hi, Hx, finite, row_most, column_most, _ = blocks_to_csr(H, cols, 1, _NO_VECTOR, blocks, 3)
-    if not finite:
-        return 1, np.zeros(nv), np.inf
-    f, mu = np.zeros(nv), np.zeros(k)
-    q = transpose_matvec(Hp, Hi, Hx, f, w)
-    max_iter, _, eps_floor, armijo, memory, flops = newton
-    r, u, outcome, its, shrinks, discarded = island_newton(
-        (Hp, Hi, Hx), M_csr, inv, q, mu, 1, np.zeros(k), residual_scale(q), tol, int(max_iter), eps, eps_floor,
-        armijo, int(memory), flops, 2.0,
-    )  # fmt: skip
-    if outcome != SOLVED:
-        return 1, np.zeros(nv), np.inf
-    b = csr_matvec(Hp, Hi, Hx, r)
-    for i in range(nv):
-        b[i] += f[i]
-    dq = block_solve(small, has_small, diag_rows, diag, b)
-    terms = (max(m_most, 1) + max(row_most, 1) + 2, column_most + 2)
-    xs = np.concatenate((dq, r))
-    ok, value = global_residual(*M_csr, Hp, Hi, Hx, xs, f, w, q, mu, 1, 0.0, terms[0], terms[1])[:2]
-    return 0, dq, (value if ok else np.inf)
+    outcome, dq, _, value, _ = newton_certified(
+        H, blocks, cols, _NO_VECTOR, w, np.zeros(k), 1, np.zeros(k), tol, eps, 2.0, mass, newton
+    )
+    return outcome, dq, value
 
 
 @njit(cache=True, nogil=True)
-def far_open(H, blocks, need, far, dq):
+def far_open(H, blocks, need, far, dq, d):
     """Whether every contact ``far`` (a mask) stays open after the correction ``dq``:
-    ``need_j + (H_N^T dq)_j > 0``, ``H_N^T dq`` summed by rows in order
-    (:func:`~.impact_kernels.transpose_times`)."""
-    moved = transpose_times(H, blocks, dq, _NO_VECTOR, 3)[0]
+    ``need_j + (H_N^T dq)_j > 0``, ``H_N`` every ``d``-th column of ``H``, ``H_N^T dq`` summed by
+    rows in order (:func:`~.impact_kernels.transpose_times`: on each contact's rows of ``blocks``,
+    or on every row when ``blocks`` is empty)."""
+    moved = transpose_times(H, blocks, dq, _NO_VECTOR, d)[0]
     for j in range(need.shape[0]):
-        if far[j] and not need[j] + moved[3 * j] > 0.0:
+        if far[j] and not need[j] + moved[d * j] > 0.0:
             return False
     return True
 
@@ -206,7 +207,7 @@ def gap_global(H, blocks, need, tol, reach, retry_eps, mass, newton):
         if value <= tol:
             far = np.ones(n, dtype=np.bool_)
             far[near] = False
-            if far_open(H, blocks, need, far, dq):
+            if far_open(H, blocks, need, far, dq, 3):
                 return 0, dq, value
     everyone = np.arange(n)
     outcome, dq, value = gap_newton(H, blocks, need, everyone, tol, newton[1], mass, newton)
@@ -225,7 +226,7 @@ def global_advance(
     ``options``: ``(theta, gamma, activation_gap, impact_timing, projection, projection_tol)``;
     ``least``: the most unknowns the local form takes
     (:data:`~contactcp.simulate.stepping.impulses.LOCAL_UP_TO`: a step with no more active ones is
-    the general path's); ``newton``, ``mass``: :func:`global_impulses`'; ``gap_options``: the gap
+    the general path's); ``newton``, ``mass``: :func:`newton_certified`'s; ``gap_options``: the gap
     LCP's ``(tol, reach, retry eps)`` (:func:`gap_global`).  ``q1``, ``v_end`` are the step's end
     but when ``lcp``: then the gap LCP was not certified here, ``q1`` and ``v_end`` are the motion
     by the position step alone, and the caller's general code solves it from ``need`` and ``dq``."""

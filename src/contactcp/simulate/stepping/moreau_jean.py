@@ -566,21 +566,14 @@ def _gap_global(M, chol, H: np.ndarray, d: int, need: np.ndarray, tol: float, bl
             dq = res.x[:nv]
             far = np.ones(need.shape[0], dtype=bool)
             far[near] = False
-            if far_open(H, blocks, need, far, dq) if blocks is not None and d == 3 else _far_open(H, d, need, far, dq):
+            rows = blocks if blocks is not None and d == 3 else _NO_BLOCKS  # each contact's rows, else all
+            if far_open(H, rows, need, far, _f64(dq), d):
                 return res, dq, float(res.residual.value)
     everyone = np.arange(need.shape[0])
     res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks)
     if not res.success:  # once more, with a smaller proximal term (GAP_RETRY_EPS)
         res = _gap_newton(M, chol, H, d, need, everyone, tol, blocks, eps=GAP_RETRY_EPS)
     return (res, res.x[:nv], float(res.residual.value)) if res.success else None
-
-
-def _far_open(H: np.ndarray, d: int, need: np.ndarray, far: np.ndarray, dq: np.ndarray) -> bool:
-    """Whether every contact ``far`` (a mask) stays open after ``dq``: ``need_j + (H_N^T dq)_j > 0``
-    (``H``'s normal columns every ``d``-th; by rows in order, as :func:`~.global_kernels.far_open`
-    reads a free bodies' ``H`` by its contacts' rows)."""
-    moved = transpose_times(H, _NO_BLOCKS, _f64(dq), _NO_VECTOR, d)[0][::d]
-    return bool((need[far] + moved[far] > 0).all())
 
 
 def _gap_newton(M, chol, H: np.ndarray, d: int, need: np.ndarray, which: np.ndarray, tol: float, blocks, **options):
